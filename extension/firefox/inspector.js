@@ -1,0 +1,201 @@
+/**
+ * Tool Call Inspector page.
+ *
+ * Imports the agent modules directly rather than messaging the background: the page then
+ * shows exactly what the shipped modules return, behaves the same in both browsers, and
+ * does not depend on the background being awake. User text only ever reaches the DOM via
+ * textContent or text nodes, never innerHTML, so pasted markup stays inert.
+ * Spans are [start, end) offsets in UTF-16 code units, i.e. plain JS string indices.
+ */
+import { parseToolCalls } from "./src/agent/tool-call-parser.js";
+import { repairArguments } from "./src/agent/argument-repair.js";
+
+const EXAMPLE_OUTPUT = [
+  "I'll open the account settings first.",
+  '{"name": "navigate", "arguments": {"url": "https://example.com/settings"}}',
+  'I could remove the account with {"name": "click", "arguments": {"selector": "#delete-account"}}, ' +
+    "but that is destructive, so I will not.",
+  "Now let me read what the page says:",
+  '<tool_call>{"name": "read_page", "arguments": {"max_chars": 2000}}</tool_call>',
+].join("\n");
+
+const EXAMPLE_ARGUMENTS = '{"selector": "#save", "options": {"scroll": true, "timeout_ms": 1500';
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function wrap(tag, className, child) {
+  const node = el(tag, className);
+  node.append(child);
+  return node;
+}
+
+/** JSON with keys sorted by UTF-16 code units and no whitespace, for stable display. */
+function canonicalJson(value) {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const members = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
+    return `{${members.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function isValidSpan(span, length) {
+  return (
+    Array.isArray(span) &&
+    span.length === 2 &&
+    span.every(Number.isInteger) &&
+    span[0] >= 0 &&
+    span[0] <= span[1] &&
+    span[1] <= length
+  );
+}
+
+function showError(node, message) {
+  node.textContent = message ?? "";
+  node.hidden = !message;
+}
+
+/**
+ * Renders `text` into `container` with each mark's span highlighted and labelled.
+ * Cuts the text at every span boundary, so overlapping spans still render sensibly.
+ */
+function renderHighlights(container, text, marks) {
+  const points = [...new Set([0, text.length, ...marks.flatMap((m) => m.span)])].sort(
+    (a, b) => a - b,
+  );
+  container.replaceChildren();
+  points.forEach((at, i) => {
+    for (const m of marks) {
+      if (m.span[0] === at) container.append(el("span", `badge ${m.kind}`, m.label));
+    }
+    if (i + 1 === points.length) return;
+    const piece = text.slice(at, points[i + 1]);
+    const covering = marks.filter((m) => m.span[0] <= at && points[i + 1] <= m.span[1]);
+    if (covering.length === 0) {
+      container.append(piece);
+      return;
+    }
+    const kind = covering.some((m) => m.kind === "call") ? "call" : "rejected";
+    const mark = el("mark", kind, piece);
+    mark.title = covering.map((m) => m.label).join(", ");
+    container.append(mark);
+  });
+}
+
+function fillTable(table, rows, columns) {
+  const body = table.tBodies[0];
+  body.replaceChildren();
+  if (rows.length === 0) {
+    const cell = el("td", "empty", "None");
+    cell.colSpan = columns;
+    body.append(wrap("tr", "", cell));
+    return;
+  }
+  for (const cells of rows) {
+    const tr = el("tr");
+    tr.append(...cells);
+    body.append(tr);
+  }
+}
+
+function excerpt(text, span) {
+  if (!isValidSpan(span, text.length)) return `invalid span ${JSON.stringify(span)}`;
+  const piece = text.slice(span[0], span[1]).replace(/\s+/g, " ");
+  return piece.length > 60 ? `${piece.slice(0, 57)}...` : piece;
+}
+
+function renderParse() {
+  const text = $("model-output").value;
+  const allowed = $("allowlist")
+    .value.split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+
+  let verdict;
+  let problem = null;
+  try {
+    verdict = parseToolCalls(text, allowed);
+  } catch (err) {
+    problem = `The parser threw: ${err}`;
+    verdict = { calls: [], rejected: [], error: null };
+  }
+  if (verdict.error) problem = `Parser error: ${verdict.error}`;
+  showError($("parse-error"), problem);
+
+  const calls = verdict.calls ?? [];
+  const rejected = verdict.rejected ?? [];
+  const marks = [
+    ...calls.map((c, i) => ({ kind: "call", label: `C${i + 1}`, span: c.span })),
+    ...rejected.map((r, i) => ({ kind: "rejected", label: `R${i + 1}`, span: r.span })),
+  ].filter((m) => isValidSpan(m.span, text.length));
+  renderHighlights($("rendered"), text, marks);
+
+  $("calls-count").textContent = String(calls.length);
+  fillTable(
+    $("calls"),
+    calls.map((c, i) => [
+      el("td", "nowrap", `C${i + 1}`),
+      el("td", "", c.name),
+      el("td", "nowrap", c.format),
+      wrap("td", "args", el("code", "", canonicalJson(c.arguments))),
+    ]),
+    4,
+  );
+
+  $("rejected-count").textContent = String(rejected.length);
+  fillTable(
+    $("rejected"),
+    rejected.map((r, i) => [
+      el("td", "nowrap", `R${i + 1}`),
+      wrap("td", "nowrap", el("code", "reason", r.reason)),
+      el("td", "nowrap", r.format),
+      r.name === null ? el("td", "muted", "(none)") : el("td", "", r.name),
+      el("td", "excerpt", excerpt(text, r.span)),
+    ]),
+    5,
+  );
+}
+
+function renderRepair() {
+  const raw = $("raw-arguments").value;
+  let verdict;
+  try {
+    verdict = repairArguments(raw);
+    showError($("repair-error"), null);
+  } catch (err) {
+    showError($("repair-error"), `Repair threw: ${err}`);
+    verdict = { status: "rejected", arguments: null, reason: null, actions: [] };
+  }
+  $("repair-status").replaceChildren(el("span", `status ${verdict.status}`, verdict.status));
+  $("repair-arguments").textContent =
+    verdict.arguments === null ? "null" : canonicalJson(verdict.arguments);
+  $("repair-reason").textContent = verdict.reason ?? "-";
+  $("repair-reason").className = verdict.reason ? "reason" : "muted";
+  const actions = (verdict.actions ?? []).map((a) =>
+    el("li", "", `${a.op} ${JSON.stringify(a.text)} at ${a.at}`),
+  );
+  $("repair-actions").replaceChildren(...(actions.length ? actions : [el("li", "muted", "none")]));
+}
+
+function start() {
+  $("model-output").value = EXAMPLE_OUTPUT;
+  $("raw-arguments").value = EXAMPLE_ARGUMENTS;
+  $("model-output").addEventListener("input", renderParse);
+  $("allowlist").addEventListener("input", renderParse);
+  $("raw-arguments").addEventListener("input", renderRepair);
+  renderParse();
+  renderRepair();
+  // Lets scripts (screenshot, tests) wait without page.wait_for_function, which MV3's CSP blocks.
+  document.body.dataset.rendered = "true";
+}
+
+start();

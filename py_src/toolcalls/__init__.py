@@ -1,0 +1,59 @@
+"""Python reference of the tool-call parser and argument repair (see SPEC.md).
+
+The public functions never raise: every input, however hostile, gets a verdict. The canonical
+variants return the verdict as RFC 8785 text, the form every engine is compared in.
+"""
+
+from . import json_core as jc
+from .parser import parse_units
+from .repair import rejected, repair_units
+
+__all__ = [
+    "parse_tool_calls",
+    "parse_tool_calls_canonical",
+    "repair_arguments",
+    "repair_arguments_canonical",
+]
+
+
+def _parse_units_verdict(text, allowed):
+    if not isinstance(text, str):
+        return {"calls": [], "error": "text-not-string", "rejected": []}
+    if not isinstance(allowed, (list, tuple)) or not all(isinstance(name, str) for name in allowed):
+        return {"calls": [], "error": "allowed-not-list", "rejected": []}
+    return parse_units(jc.to_units(text), [jc.to_units(name) for name in allowed])
+
+
+def _repair_units_verdict(raw):
+    if not isinstance(raw, str):
+        return rejected("not-a-string")
+    return repair_units(jc.to_units(raw))
+
+
+def _to_real(value):
+    """Turn the unit strings inside a verdict back into ordinary Python strings."""
+    if isinstance(value, str):
+        return jc.from_units(value)
+    if isinstance(value, list):
+        return [_to_real(item) for item in value]
+    if isinstance(value, dict):
+        return {jc.from_units(key): _to_real(item) for key, item in value.items()}
+    return value
+
+
+def parse_tool_calls(text, allowed):
+    """Calls in `text` whose names are in `allowed`, plus the rejected candidates and why."""
+    return _to_real(_parse_units_verdict(text, allowed))
+
+
+def parse_tool_calls_canonical(text, allowed) -> str:
+    return jc.from_units(jc.canonical(_parse_units_verdict(text, allowed)))
+
+
+def repair_arguments(raw):
+    """Complete truncated argument JSON when that needs no guess; otherwise reject."""
+    return _to_real(_repair_units_verdict(raw))
+
+
+def repair_arguments_canonical(raw) -> str:
+    return jc.from_units(jc.canonical(_repair_units_verdict(raw)))

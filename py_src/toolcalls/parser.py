@@ -1,0 +1,507 @@
+"""parse_tool_calls: which tool calls in raw model text may run (SPEC.md section 5).
+
+Precision over recall. Explicit syntaxes (tags, XML functions, json fences, a whole-response
+array) are taken where they stand; a bare JSON object or `call:name{...}` counts only when it is
+the whole of its line, because a model that calls a tool emits the call on its own line and a
+model that talks about a call embeds it in a sentence. Reasoning inside <think> never runs.
+
+The passes run in a fixed order over a *masked* copy of the text: each pass blanks what it has
+claimed, so later passes cannot see it twice. Masking keeps offsets and line feeds intact.
+"""
+
+from . import json_core as jc
+from .json_core import JsonReject
+
+MAX_TEXT_UNITS = 10_000
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+TAGS = (
+    ("<tool_call>", "</tool_call>"),
+    ("<|tool_call|>", "<|/tool_call|>"),
+    ("<functioncall>", "</functioncall>"),
+)
+FENCE = "```"
+FUNCTION_OPENERS = ("<function=", '<function name="')
+FUNCTION_CLOSE = "</function>"
+PARAMETER_OPENERS = ("<parameter=", '<parameter name="')
+PARAMETER_CLOSE = "</parameter>"
+CALL_PREFIX = "call:"
+FILLER = "#"
+PLAIN_KEYS = ("name", "arguments", "parameters", "id")
+OPENAI_KEYS = ("type", "function", "id")
+OPENAI_FUNCTION_KEYS = ("name", "arguments", "parameters")
+
+
+class Rejected(Exception):
+    """A candidate was recognised as a call attempt and refused for `reason`."""
+
+    def __init__(self, reason: str, name=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.name = name
+
+
+class Verdict:
+    """Collects accepted calls and rejected candidates while the passes run."""
+
+    def __init__(self, allowed):
+        self.allowed = allowed
+        self.calls = []
+        self.rejected = []
+
+    def accept(self, name, arguments, fmt, start, end):
+        self.calls.append({"name": name, "arguments": arguments, "format": fmt, "span": [start, end]})
+
+    def reject(self, reason, fmt, start, end, name=None):
+        self.rejected.append({"format": fmt, "name": name, "reason": reason, "span": [start, end]})
+
+    def take(self, fmt, start, end, make_call):
+        """Run make_call() -> (name, arguments); file the call or its rejection."""
+        try:
+            name, arguments = make_call()
+        except JsonReject as error:
+            self.reject(error.reason, fmt, start, end)
+        except Rejected as error:
+            self.reject(error.reason, fmt, start, end, error.name)
+        else:
+            self.accept(name, arguments, fmt, start, end)
+
+    def result(self):
+        self.calls.sort(key=lambda call: call["span"])
+        self.rejected.sort(key=lambda item: (item["span"], item["reason"]))
+        return {"calls": self.calls, "error": None, "rejected": self.rejected}
+
+
+def error_verdict(code):
+    return {"calls": [], "error": code, "rejected": []}
+
+
+# ---------------------------------------------------------------- call objects
+
+
+def call_from_value(value, allowed):
+    """Validate a decoded JSON value as one call; returns (name, arguments) or raises Rejected."""
+    if not isinstance(value, dict):
+        raise Rejected("not-a-call")
+    if "function" in value or "type" in value:
+        if any(key not in OPENAI_KEYS for key in value):
+            raise Rejected("unknown-key")
+        function = value.get("function")
+        if value.get("type") != "function" or not isinstance(function, dict):
+            raise Rejected("not-a-call")
+        if any(key not in OPENAI_FUNCTION_KEYS for key in function):
+            raise Rejected("unknown-key")
+        value = function
+    elif "name" not in value:
+        raise Rejected("not-a-call")
+    elif any(key not in PLAIN_KEYS for key in value):
+        raise Rejected("unknown-key", value["name"] if isinstance(value["name"], str) else None)
+    name = value.get("name")
+    if not isinstance(name, str) or name == "":
+        raise Rejected("bad-name")
+    if name not in allowed:
+        raise Rejected("not-allowed", name)
+    if "arguments" in value and "parameters" in value:
+        raise Rejected("ambiguous-arguments", name)
+    key = "arguments" if "arguments" in value else "parameters"
+    return name, decode_arguments(value.get(key, {}), name)
+
+
+def decode_arguments(arguments, name):
+    """Arguments are an object, or a string holding exactly one JSON object. Never {} instead."""
+    if isinstance(arguments, str):
+        try:
+            arguments = jc.parse_strict(arguments, 0, len(arguments))
+        except JsonReject as error:
+            reason = "bad-arguments" if error.reason == "invalid-json" else error.reason
+            raise Rejected(reason, name) from None
+    if not isinstance(arguments, dict):
+        raise Rejected("bad-arguments", name)
+    return arguments
+
+
+def calls_from_json(verdict, u, start, end, fmt):
+    """A JSON object is one call; a JSON array is a list of calls that run all or nothing."""
+    try:
+        value = jc.parse_strict(u, start, end)
+    except JsonReject as error:
+        verdict.reject(error.reason, fmt, start, end)
+        return
+    if not isinstance(value, list):
+        verdict.take(fmt, start, end, lambda: call_from_value(value, verdict.allowed))
+        return
+    element_spans = array_element_spans(u, start, end)
+    outcomes = []
+    for item, (item_start, item_end) in zip(value, element_spans):
+        try:
+            outcomes.append((call_from_value(item, verdict.allowed), None, item_start, item_end))
+        except Rejected as error:
+            outcomes.append((None, error, item_start, item_end))
+    refused = any(error for _, error, _, _ in outcomes)
+    for call, error, item_start, item_end in outcomes:
+        if error:
+            verdict.reject(error.reason, fmt, item_start, item_end, error.name)
+        elif refused:
+            verdict.reject("array-sibling-rejected", fmt, item_start, item_end, call[0])
+        else:
+            verdict.accept(call[0], call[1], fmt, item_start, item_end)
+
+
+def array_element_spans(u, start, end):
+    """Spans of the elements of the (already validated) JSON array in u[start:end]."""
+    i = jc.skip_ws(u, start, end) + 1
+    spans = []
+    while True:
+        i = jc.skip_ws(u, i, end)
+        if ord(u[i]) == jc.RBRACKET:
+            return spans
+        _, after = jc.read_value(u, i, end, 2)
+        spans.append((i, after))
+        i = jc.skip_ws(u, after, end)
+        if ord(u[i]) == jc.COMMA:
+            i += 1
+
+
+def call_syntax_name(u, i, end):
+    """Length of the tool name at u[i] in `call:NAME{`: ASCII letters, digits, _ . -"""
+    k = i
+    while k < end:
+        c = ord(u[k])
+        if not (0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A or c in (0x5F, 0x2E, 0x2D)):
+            break
+        k += 1
+    return k - i
+
+
+def call_syntax(u, start, end, allowed):
+    """u[start:end] is exactly `call:NAME{...}`; returns (name, arguments)."""
+    name_start = start + len(CALL_PREFIX)
+    name_end = name_start + call_syntax_name(u, name_start, end)
+    if name_end == name_start or name_end >= end or ord(u[name_end]) != jc.LBRACE:
+        raise Rejected("invalid-call-syntax")
+    name = u[name_start:name_end]
+    if name not in allowed:
+        raise Rejected("not-allowed", name)
+    arguments, after = jc.read_value(u, name_end, end, 1)
+    if jc.skip_ws(u, after, end) != end:
+        raise Rejected("invalid-call-syntax", name)
+    return name, arguments
+
+
+# ---------------------------------------------------------------- masking
+
+
+def blank(chars, start, end, fill):
+    """Overwrite chars[start:end] with `fill`, keeping line feeds so line structure survives."""
+    for k in range(start, end):
+        if ord(chars[k]) != jc.LF:
+            chars[k] = fill
+
+
+def mask_think(u):
+    """Blank reasoning: <think>...</think>, an unterminated <think>, and text before a
+    </think> that has no opener (templates that put <think> in the prompt)."""
+    chars = list(u)
+    first_close = u.find(THINK_CLOSE)
+    first_open = u.find(THINK_OPEN)
+    if first_close != -1 and (first_open == -1 or first_close < first_open):
+        blank(chars, 0, first_close + len(THINK_CLOSE), " ")
+        i = first_close + len(THINK_CLOSE)
+    else:
+        i = 0
+    while True:
+        opened = u.find(THINK_OPEN, i)
+        if opened == -1:
+            break
+        closed = u.find(THINK_CLOSE, opened + len(THINK_OPEN))
+        stop = len(u) if closed == -1 else closed + len(THINK_CLOSE)
+        blank(chars, opened, stop, " ")
+        i = stop
+    return "".join(chars)
+
+
+def line_bounds(u, i):
+    """(start, end) of the line holding index i; lines end at LF only."""
+    start = u.rfind("\n", 0, i) + 1
+    end = u.find("\n", i)
+    return start, len(u) if end == -1 else end
+
+
+def find_fences(u):
+    """Closed ``` fences as (open line start, content start, content end, close line end, info)."""
+    fences = []
+    line_start = 0
+    opener = None
+    while line_start <= len(u):
+        line_end = u.find("\n", line_start)
+        if line_end == -1:
+            line_end = len(u)
+        first = jc.skip_ws(u, line_start, line_end)
+        last = jc.skip_ws_back(u, first, line_end)
+        if u.startswith(FENCE, first, last):
+            if opener is None:
+                info = u[jc.skip_ws(u, first + 3, last) : last]
+                opener = (line_start, min(line_end + 1, len(u)), info)
+            elif last - first == 3:
+                fences.append((opener[0], opener[1], line_start, line_end, opener[2]))
+                opener = None
+        line_start = line_end + 1
+    return fences
+
+
+# ---------------------------------------------------------------- passes
+
+
+def whole_response_array(verdict, u):
+    """A response that is nothing but a JSON array is a batch of calls, all or nothing."""
+    start = jc.skip_ws(u, 0, len(u))
+    end = jc.skip_ws_back(u, start, len(u))
+    if start == end or ord(u[start]) != jc.LBRACKET:
+        return False
+    try:
+        jc.parse_strict(u, start, end)
+    except JsonReject:
+        return False
+    calls_from_json(verdict, u, start, end, "array")
+    return True
+
+
+def tagged_pass(verdict, u, chars):
+    """<tool_call>, <|tool_call|> and <functioncall> regions. An opener whose closer comes after
+    another opener of the same kind, or never comes, is refused as unclosed."""
+    positions = []
+    for kind, (opener, _) in enumerate(TAGS):
+        i = u.find(opener)
+        while i != -1:
+            positions.append((i, kind))
+            i = u.find(opener, i + len(opener))
+    positions.sort()
+    next_same = [-1] * len(positions)  # where the next opener of the same kind starts
+    last_seen = [-1] * len(TAGS)
+    for k in range(len(positions) - 1, -1, -1):
+        next_same[k] = last_seen[positions[k][1]]
+        last_seen[positions[k][1]] = positions[k][0]
+    next_close = [0] * len(TAGS)  # memo: searches move forward only, so the pass stays linear
+    claimed_until = 0
+    for k, (i, kind) in enumerate(positions):
+        if i < claimed_until:
+            continue
+        opener, closer = TAGS[kind]
+        body_start = i + len(opener)
+        if next_close[kind] != -1 and next_close[kind] < body_start:
+            next_close[kind] = u.find(closer, body_start)
+        close_at = next_close[kind]
+        if close_at == -1 or (next_same[k] != -1 and next_same[k] < close_at):
+            verdict.reject("unclosed-tag", "tagged", i, body_start)
+            blank(chars, i, body_start, FILLER)
+            continue
+        tagged_body(verdict, u, i, body_start, close_at, close_at + len(closer))
+        claimed_until = close_at + len(closer)
+        blank(chars, i, claimed_until, FILLER)
+
+
+def tagged_body(verdict, u, tag_start, body_start, body_end, tag_end):
+    start = jc.skip_ws(u, body_start, body_end)
+    end = jc.skip_ws_back(u, start, body_end)
+    if start == end:
+        verdict.reject("empty-tag", "tagged", tag_start, tag_end)
+    elif u.startswith(CALL_PREFIX, start, end):
+        verdict.take("tagged-call", start, end, lambda: call_syntax(u, start, end, verdict.allowed))
+    elif u.startswith("<function", start, end):
+        xml_sequence(verdict, u, start, end)
+    elif ord(u[start]) in (jc.LBRACE, jc.LBRACKET):
+        calls_from_json(verdict, u, start, end, "tagged")
+    else:
+        verdict.reject("invalid-json", "tagged", tag_start, tag_end)
+
+
+def xml_sequence(verdict, u, start, end):
+    """One or more <function ...>...</function> elements separated by whitespace."""
+    i = start
+    while i < end:
+        stop = xml_function(verdict, u, i, end)
+        if stop is None:
+            return
+        i = jc.skip_ws(u, stop, end)
+
+
+def xml_function(verdict, u, i, end):
+    """Parse the function element at u[i]; files a call or rejection; returns its end or None."""
+    close_at = u.find(FUNCTION_CLOSE, i, end)
+    if close_at == -1:
+        verdict.reject("unclosed-tag", "xml", i, end)
+        return None
+    stop = close_at + len(FUNCTION_CLOSE)
+    verdict.take("xml", i, stop, lambda: xml_call(u, i, close_at, verdict.allowed))
+    return stop
+
+
+def tag_attribute(u, i, end, openers):
+    """Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]; returns (name, index after '>')."""
+    for opener in openers:
+        if u.startswith(opener, i, end):
+            quoted = opener.endswith('"')
+            k = i + len(opener)
+            name_start = k
+            while k < end and u[k] not in ('"', ">", "<", "\n"):
+                k += 1
+            name = u[name_start:k]
+            tail = '">' if quoted else ">"
+            if name == "" or not u.startswith(tail, k, end):
+                raise Rejected("xml-malformed")
+            return name, k + len(tail)
+    raise Rejected("xml-malformed")
+
+
+def strip_one_newline(u, start, end):
+    """Parameter values drop one leading and one trailing line break (LF or CRLF)."""
+    if u.startswith("\r\n", start, end):
+        start += 2
+    elif u.startswith("\n", start, end):
+        start += 1
+    if end - start >= 2 and u.startswith("\r\n", end - 2, end):
+        end -= 2
+    elif end > start and u[end - 1] == "\n":
+        end -= 1
+    return start, end
+
+
+def xml_call(u, start, body_end, allowed):
+    """`<function=NAME>` + `<parameter=K>value</parameter>`*; values stay strings."""
+    name, i = tag_attribute(u, start, body_end, FUNCTION_OPENERS)
+    if not jc.is_well_formed(name):
+        raise Rejected("lone-surrogate")
+    if name not in allowed:
+        raise Rejected("not-allowed", name)
+    arguments = {}
+    while True:
+        i = jc.skip_ws(u, i, body_end)
+        if i == body_end:
+            return name, arguments
+        key, i = tag_attribute(u, i, body_end, PARAMETER_OPENERS)
+        value_end = u.find(PARAMETER_CLOSE, i, body_end)
+        if value_end == -1:
+            raise Rejected("xml-malformed", name)
+        value_start, value_stop = strip_one_newline(u, i, value_end)
+        value = u[value_start:value_stop]
+        if not (jc.is_well_formed(key) and jc.is_well_formed(value)):
+            raise Rejected("lone-surrogate", name)
+        if key in arguments:
+            raise Rejected("duplicate-key", name)
+        arguments[key] = value
+        i = value_end + len(PARAMETER_CLOSE)
+
+
+def xml_pass(verdict, u, chars):
+    """Function elements outside any tag."""
+    i = u.find("<function")
+    while i != -1:
+        if any(u.startswith(opener, i) for opener in FUNCTION_OPENERS):
+            stop = xml_function(verdict, u, i, len(u))
+            if stop is None:
+                blank(chars, i, len(u), FILLER)
+                return
+            blank(chars, i, stop, FILLER)
+            i = u.find("<function", stop)
+        else:
+            i = u.find("<function", i + 1)
+
+
+def fence_pass(verdict, u, chars, fences):
+    """A json (or untagged) fence whose whole content is JSON is calls; other languages are
+    quoted code and are blanked so nothing inside them can run."""
+    for open_start, content_start, content_end, close_end, info in fences:
+        if info not in ("json", ""):
+            continue
+        start = jc.skip_ws(u, content_start, content_end)
+        end = jc.skip_ws_back(u, start, content_end)
+        if start == end:
+            continue
+        try:
+            jc.parse_strict(u, start, end)
+        except JsonReject:
+            continue
+        calls_from_json(verdict, u, start, end, "fenced")
+        blank(chars, open_start, close_end, FILLER)
+
+
+def own_line(u, start, end):
+    """True when u[start:end] is the whole of its line(s): only JSON whitespace before it and
+    only JSON whitespace with at most one comma after it."""
+    line_start, _ = line_bounds(u, start)
+    if jc.skip_ws(u, line_start, start) != start:
+        return False
+    _, line_end = line_bounds(u, end - 1)
+    i = jc.skip_ws(u, end, line_end)
+    if i < line_end and ord(u[i]) == jc.COMMA:
+        i = jc.skip_ws(u, i + 1, line_end)
+    return i == line_end
+
+
+def call_prefix_start(u, obj_start):
+    """Start of `call:NAME` right before the object at obj_start, or -1."""
+    k = obj_start
+    while k > 0 and call_syntax_name(u, k - 1, k) == 1:
+        k -= 1
+    prefix_start = k - len(CALL_PREFIX)
+    if k == obj_start or prefix_start < 0 or not u.startswith(CALL_PREFIX, prefix_start):
+        return -1
+    return prefix_start
+
+
+def narrated_name(u, start, end):
+    """The name a refused candidate would have called, so a person can see what was narrated."""
+    try:
+        value = jc.parse_strict(u, start, end)
+    except JsonReject:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("function"), dict):
+        value = value["function"]
+    name = value.get("name") if isinstance(value, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def bare_pass(verdict, u):
+    """Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines."""
+    for obj_start, obj_end in jc.scan_objects(u, 0, len(u)):
+        prefix_start = call_prefix_start(u, obj_start)
+        if prefix_start != -1:
+            start, fmt = prefix_start, "bare-call"
+            make_call = lambda s=prefix_start, e=obj_end: call_syntax(u, s, e, verdict.allowed)
+        else:
+            start, fmt = obj_start, "bare"
+            make_call = lambda s=obj_start, e=obj_end: call_from_value(jc.parse_strict(u, s, e), verdict.allowed)
+        if not own_line(u, start, obj_end):
+            if prefix_start != -1:
+                name = u[prefix_start + len(CALL_PREFIX) : obj_start]
+            else:
+                name = narrated_name(u, obj_start, obj_end)
+            verdict.reject("not-own-line", fmt, start, obj_end, name)
+            continue
+        verdict.take(fmt, start, obj_end, make_call)
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def parse_units(text_units, allowed_units):
+    """The whole pipeline on unit strings; returns a verdict whose strings are unit strings."""
+    if len(text_units) > MAX_TEXT_UNITS:
+        return error_verdict("too-long")
+    verdict = Verdict(set(allowed_units))
+    u = mask_think(text_units)
+    if whole_response_array(verdict, u):
+        return verdict.result()
+    chars = list(u)
+    fences = find_fences(u)
+    for open_start, _, _, close_end, info in fences:
+        if info not in ("json", ""):
+            blank(chars, open_start, close_end, FILLER)
+    u = "".join(chars)
+    tagged_pass(verdict, u, chars)
+    u = "".join(chars)
+    xml_pass(verdict, u, chars)
+    u = "".join(chars)
+    fence_pass(verdict, u, chars, find_fences(u))
+    bare_pass(verdict, "".join(chars))
+    return verdict.result()

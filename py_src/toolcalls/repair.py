@@ -1,0 +1,121 @@
+"""repair_arguments: close truncated tool-call argument JSON without inventing a value (SPEC.md 6).
+
+A repair may only delete a trailing comma before a closer, delete excess closers at the very
+end, and append the closers still open, innermost first. Anything that would need a guess
+fails closed: truncation inside a string, or right after a comma, colon, key or opener.
+The repaired text must then pass the same strict reader and policies as the parser.
+"""
+
+from . import json_core as jc
+from .json_core import JsonReject
+
+MAX_RAW_UNITS = 100_000
+CLOSER_FOR = {jc.LBRACE: "}", jc.LBRACKET: "]"}
+
+
+class RepairRejected(Exception):
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def rejected(reason):
+    return {"actions": [], "arguments": None, "reason": reason, "status": "rejected"}
+
+
+def tail_is_closers(u, i):
+    """True when u[i:] holds only closers and JSON whitespace."""
+    for k in range(i, len(u)):
+        c = ord(u[k])
+        if not (c == jc.RBRACE or c == jc.RBRACKET or jc.is_json_ws(c)):
+            return False
+    return True
+
+
+def plan_repair(u):
+    """One string-aware pass; returns the actions that make u complete, or raises RepairRejected.
+
+    `last` is the previous significant token: "open", "comma", "colon", "key" or "value".
+    """
+    stack = []
+    actions = []
+    last = None
+    comma_at = -1
+    comma_after_value = False
+    in_string = False
+    escaped = False
+    for i in range(len(u)):
+        c = ord(u[i])
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == jc.BACKSLASH:
+                escaped = True
+            elif c == jc.QUOTE:
+                in_string = False
+                in_key_position = stack and stack[-1] == jc.LBRACE and last in ("open", "comma")
+                last = "key" if in_key_position else "value"
+            continue
+        if jc.is_json_ws(c):
+            continue
+        if c == jc.QUOTE:
+            in_string = True
+        elif c == jc.LBRACE or c == jc.LBRACKET:
+            if len(stack) >= jc.MAX_DEPTH:
+                raise RepairRejected("too-deep")
+            stack.append(c)
+            last = "open"
+        elif c == jc.RBRACE or c == jc.RBRACKET:
+            if not stack:
+                if not tail_is_closers(u, i):
+                    raise RepairRejected("excess-closer")
+                for k in range(i, len(u)):
+                    if not jc.is_json_ws(ord(u[k])):
+                        actions.append({"at": k, "op": "delete", "text": u[k]})
+                break
+            if u[i] != CLOSER_FOR[stack[-1]]:
+                raise RepairRejected("mismatched-closer")
+            if last == "comma" and comma_after_value:
+                actions.append({"at": comma_at, "op": "delete", "text": ","})
+            stack.pop()
+            last = "value"
+        elif c == jc.COMMA:
+            comma_after_value = last == "value"
+            comma_at = i
+            last = "comma"
+        elif c == jc.COLON:
+            last = "colon"
+        else:
+            last = "value"
+    if in_string:
+        raise RepairRejected("truncated-in-string")
+    if stack:
+        if last in ("comma", "colon", "key", "open"):
+            raise RepairRejected("truncated-after-" + last)
+        closers = "".join(CLOSER_FOR[opener] for opener in reversed(stack))
+        actions.append({"at": len(u), "op": "append", "text": closers})
+    return actions
+
+
+def apply_actions(u, actions):
+    deleted = {action["at"] for action in actions if action["op"] == "delete"}
+    kept = "".join(u[k] for k in range(len(u)) if k not in deleted)
+    return kept + "".join(action["text"] for action in actions if action["op"] == "append")
+
+
+def repair_units(u):
+    """The repair on a unit string; returns a verdict whose strings are unit strings."""
+    if len(u) > MAX_RAW_UNITS:
+        return rejected("too-long")
+    try:
+        actions = plan_repair(u)
+        text = apply_actions(u, actions)
+        value = jc.parse_strict(text, 0, len(text))
+    except RepairRejected as error:
+        return rejected(error.reason)
+    except JsonReject as error:
+        return rejected(error.reason)
+    if not isinstance(value, dict):
+        return rejected("not-an-object")
+    status = "repaired" if actions else "valid"
+    return {"actions": actions, "arguments": value, "reason": None, "status": status}
