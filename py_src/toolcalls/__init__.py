@@ -17,6 +17,13 @@ __all__ = [
 
 
 def _parse_units_verdict(text, allowed):
+    try:
+        return _parse_checked(text, allowed)
+    except Exception:  # a defect must not escape a function documented never to raise
+        return {"calls": [], "error": "internal-error", "rejected": []}
+
+
+def _parse_checked(text, allowed):
     if not isinstance(text, str):
         return {"calls": [], "error": "text-not-string", "rejected": []}
     if not isinstance(allowed, (list, tuple)) or not all(isinstance(name, str) for name in allowed):
@@ -25,9 +32,12 @@ def _parse_units_verdict(text, allowed):
 
 
 def _repair_units_verdict(raw):
-    if not isinstance(raw, str):
-        return rejected("not-a-string")
-    return repair_units(jc.to_units(raw))
+    try:
+        if not isinstance(raw, str):
+            return rejected("not-a-string")
+        return repair_units(jc.to_units(raw))
+    except Exception:  # a defect must not escape a function documented never to raise
+        return rejected("internal-error")
 
 
 def _to_real(value):

@@ -1,0 +1,363 @@
+// Shared text and JSON machinery for the parser and the repair (SPEC.md sections 1-4).
+//
+// Twin of py_src/toolcalls/json_core.py, kept line for line so drift is easy to see. JS
+// strings already index UTF-16 code units, which is the unit SPEC.md counts in. Pure
+// ECMAScript: no Web or browser APIs, no regular expressions, no JSON.parse, so QuickJS, V8
+// and SpiderMonkey run the same bytes the same way. Parsed objects have no prototype, so keys
+// such as "__proto__" are plain data.
+
+export const MAX_DEPTH = 64;
+export const MAX_SAFE_INTEGER = 9007199254740991;
+
+export const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
+export const QUOTE = 0x22, BACKSLASH = 0x5c;
+export const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
+export const COMMA = 0x2c, COLON = 0x3a;
+
+// A document broke the grammar or a policy; `reason` is a SPEC.md reason code.
+export class JsonReject {
+  constructor(reason, at) {
+    this.reason = reason;
+    this.at = at;
+  }
+}
+
+export function newObject() {
+  return Object.create(null);
+}
+
+export function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+export function hasKey(obj, key) {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+export function isJsonWs(code) {
+  return code === SPACE || code === TAB || code === LF || code === CR;
+}
+
+export function skipWs(u, i, end) {
+  while (i < end && isJsonWs(u.charCodeAt(i))) i += 1;
+  return i;
+}
+
+// Index just past the last non-whitespace unit of u[start:end] (start if none).
+export function skipWsBack(u, start, end) {
+  while (end > start && isJsonWs(u.charCodeAt(end - 1))) end -= 1;
+  return end;
+}
+
+// Python's str.startswith(word, i, end): word must lie wholly inside [i, end).
+export function startsAt(u, word, i, end) {
+  return i >= 0 && i + word.length <= end && u.startsWith(word, i);
+}
+
+// Python's str.find(word, i, end): first occurrence lying wholly inside [i, end), or -1.
+export function findIn(u, word, i, end) {
+  const k = u.indexOf(word, i);
+  return k !== -1 && k + word.length <= end ? k : -1;
+}
+
+// True when every surrogate unit belongs to a high+low pair.
+export function isWellFormed(u) {
+  const n = u.length;
+  let i = 0;
+  while (i < n) {
+    const c = u.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      if (i + 1 < n && u.charCodeAt(i + 1) >= 0xdc00 && u.charCodeAt(i + 1) <= 0xdfff) {
+        i += 2;
+        continue;
+      }
+      return false;
+    }
+    if (c >= 0xdc00 && c <= 0xdfff) return false;
+    i += 1;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- strict JSON reader
+
+// Parse u[start:end] as exactly one JSON value with JSON whitespace around it.
+export function parseStrict(u, start, end) {
+  let i = skipWs(u, start, end);
+  const [value, after] = readValue(u, i, end, 1);
+  i = skipWs(u, after, end);
+  if (i !== end) throw new JsonReject("invalid-json", i);
+  return value;
+}
+
+const WORDS = [["true", true], ["false", false], ["null", null]];
+
+// Read one value at u[i]; returns [value, index after it]. `depth` is this value's depth.
+export function readValue(u, i, end, depth) {
+  if (i >= end) throw new JsonReject("invalid-json", i);
+  const c = u.charCodeAt(i);
+  if (c === LBRACE || c === LBRACKET) {
+    if (depth > MAX_DEPTH) throw new JsonReject("too-deep", i);
+    if (c === LBRACE) return readObject(u, i, end, depth);
+    return readArray(u, i, end, depth);
+  }
+  if (c === QUOTE) return readString(u, i, end);
+  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return readNumber(u, i, end);
+  for (const [word, value] of WORDS) {
+    if (startsAt(u, word, i, end)) return [value, i + word.length];
+  }
+  throw new JsonReject("invalid-json", i);
+}
+
+function readObject(u, i, end, depth) {
+  const obj = newObject();
+  i = skipWs(u, i + 1, end);
+  if (i < end && u.charCodeAt(i) === RBRACE) return [obj, i + 1];
+  for (;;) {
+    if (i >= end || u.charCodeAt(i) !== QUOTE) throw new JsonReject("invalid-json", i);
+    const keyAt = i;
+    const [key, afterKey] = readString(u, i, end);
+    i = skipWs(u, afterKey, end);
+    if (i >= end || u.charCodeAt(i) !== COLON) throw new JsonReject("invalid-json", i);
+    i = skipWs(u, i + 1, end);
+    const [value, afterValue] = readValue(u, i, end, depth + 1);
+    if (hasKey(obj, key)) throw new JsonReject("duplicate-key", keyAt);
+    obj[key] = value;
+    i = skipWs(u, afterValue, end);
+    if (i < end && u.charCodeAt(i) === COMMA) {
+      i = skipWs(u, i + 1, end);
+      continue;
+    }
+    if (i < end && u.charCodeAt(i) === RBRACE) return [obj, i + 1];
+    throw new JsonReject("invalid-json", i);
+  }
+}
+
+function readArray(u, i, end, depth) {
+  const items = [];
+  i = skipWs(u, i + 1, end);
+  if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
+  for (;;) {
+    const [value, after] = readValue(u, i, end, depth + 1);
+    items.push(value);
+    i = skipWs(u, after, end);
+    if (i < end && u.charCodeAt(i) === COMMA) {
+      i = skipWs(u, i + 1, end);
+      continue;
+    }
+    if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
+    throw new JsonReject("invalid-json", i);
+  }
+}
+
+const ESCAPES = { 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" };
+
+function hex4(u, i, end) {
+  if (i + 4 > end) throw new JsonReject("invalid-json", i);
+  let value = 0;
+  for (let k = i; k < i + 4; k += 1) {
+    const c = u.charCodeAt(k);
+    let digit;
+    if (c >= 0x30 && c <= 0x39) digit = c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) digit = c - 0x57;
+    else if (c >= 0x41 && c <= 0x46) digit = c - 0x37;
+    else throw new JsonReject("invalid-json", k);
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+// Read a string literal at u[i] === '"'. Lone surrogates, escaped or raw, are rejected: they
+// cannot be encoded as UTF-8 and the bridges between engines mangle them differently.
+export function readString(u, i, end) {
+  const start = i;
+  i += 1;
+  const parts = [];
+  let run = i;
+  for (;;) {
+    if (i >= end) throw new JsonReject("invalid-json", i);
+    const c = u.charCodeAt(i);
+    if (c === QUOTE) {
+      parts.push(u.slice(run, i));
+      const text = parts.join("");
+      if (!isWellFormed(text)) throw new JsonReject("lone-surrogate", start);
+      return [text, i + 1];
+    }
+    if (c < 0x20) throw new JsonReject("invalid-json", i);
+    if (c === BACKSLASH) {
+      parts.push(u.slice(run, i));
+      if (i + 1 >= end) throw new JsonReject("invalid-json", i);
+      const e = u.charCodeAt(i + 1);
+      if (e === 0x75) {
+        parts.push(String.fromCharCode(hex4(u, i + 2, end)));
+        i += 6;
+      } else if (hasKey(ESCAPES, e)) {
+        parts.push(ESCAPES[e]);
+        i += 2;
+      } else {
+        throw new JsonReject("invalid-json", i);
+      }
+      run = i;
+      continue;
+    }
+    i += 1;
+  }
+}
+
+function isDigit(u, i, end) {
+  if (i >= end) return false;
+  const c = u.charCodeAt(i);
+  return c >= 0x30 && c <= 0x39;
+}
+
+// Read a number; integers must be safe integers and every value must be finite.
+export function readNumber(u, i, end) {
+  const start = i;
+  if (u.charCodeAt(i) === 0x2d) i += 1;
+  if (!isDigit(u, i, end)) throw new JsonReject("invalid-json", i);
+  if (u.charCodeAt(i) === 0x30) {
+    i += 1;
+  } else {
+    while (isDigit(u, i, end)) i += 1;
+  }
+  let isInteger = true;
+  if (i < end && u.charCodeAt(i) === 0x2e) {
+    isInteger = false;
+    i += 1;
+    if (!isDigit(u, i, end)) throw new JsonReject("invalid-json", i);
+    while (isDigit(u, i, end)) i += 1;
+  }
+  if (i < end && (u.charCodeAt(i) === 0x65 || u.charCodeAt(i) === 0x45)) {
+    isInteger = false;
+    i += 1;
+    if (i < end && (u.charCodeAt(i) === 0x2b || u.charCodeAt(i) === 0x2d)) i += 1;
+    if (!isDigit(u, i, end)) throw new JsonReject("invalid-json", i);
+    while (isDigit(u, i, end)) i += 1;
+  }
+  const literal = u.slice(start, i);
+  const value = Number(literal);
+  if (isInteger) {
+    const digits = literal.length - (literal.charCodeAt(0) === 0x2d ? 1 : 0);
+    if (digits > 16 || Math.abs(value) > MAX_SAFE_INTEGER) throw new JsonReject("number-out-of-range", start);
+    return [value, i];
+  }
+  if (!Number.isFinite(value)) throw new JsonReject("number-out-of-range", start);
+  return [value, i];
+}
+
+// ---------------------------------------------------------------- balanced-object scanner
+
+// Top-level balanced {...} ranges in u[start:end], in document order, in linear time.
+// String- and escape-aware inside braces; quotes outside any brace are prose and ignored.
+// Recovery without restarts: an object that closes inside a brace that never closes is
+// promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
+// feed inside a string abandons every open brace. Objects nested in a closed object are
+// never candidates.
+export function scanObjects(u, start, end) {
+  const found = [];
+  const frames = []; // [open index, closed children]
+  let inString = false;
+  let escaped = false;
+
+  function abandonOpenFrames() {
+    for (const frame of frames) for (const child of frame[1]) found.push(child);
+    frames.length = 0;
+  }
+
+  for (let i = start; i < end; i += 1) {
+    const c = u.charCodeAt(i);
+    if (inString) {
+      if (c === LF) {
+        abandonOpenFrames();
+        inString = false;
+      } else if (escaped) {
+        escaped = false;
+      } else if (c === BACKSLASH) {
+        escaped = true;
+      } else if (c === QUOTE) {
+        inString = false;
+      }
+      continue;
+    }
+    if (c === LBRACE) {
+      frames.push([i, []]);
+    } else if (c === RBRACE && frames.length > 0) {
+      const opened = frames.pop()[0];
+      (frames.length > 0 ? frames[frames.length - 1][1] : found).push([opened, i + 1]);
+    } else if (c === QUOTE && frames.length > 0) {
+      inString = true;
+      escaped = false;
+    }
+  }
+  abandonOpenFrames();
+  return found;
+}
+
+// ---------------------------------------------------------------- canonical form (RFC 8785)
+
+// RFC 8785 (JCS) text of a value.
+export function canonical(value) {
+  const out = [];
+  emit(value, out);
+  return out.join("");
+}
+
+function emit(value, out) {
+  if (value === null) {
+    out.push("null");
+  } else if (value === true) {
+    out.push("true");
+  } else if (value === false) {
+    out.push("false");
+  } else if (typeof value === "string") {
+    emitString(value, out);
+  } else if (typeof value === "number") {
+    out.push(String(value));
+  } else if (Array.isArray(value)) {
+    out.push("[");
+    value.forEach((item, k) => {
+      if (k) out.push(",");
+      emit(item, out);
+    });
+    out.push("]");
+  } else {
+    out.push("{");
+    Object.keys(value).sort().forEach((key, k) => {
+      if (k) out.push(",");
+      emitString(key, out);
+      out.push(":");
+      emit(value[key], out);
+    });
+    out.push("}");
+  }
+}
+
+const SHORT_ESCAPES = { 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\" };
+
+function hexUnit(c) {
+  return "\\u" + c.toString(16).padStart(4, "0");
+}
+
+// Escape as ECMAScript's well-formed JSON.stringify does: lone surrogates as \uXXXX.
+function emitString(u, out) {
+  out.push('"');
+  const n = u.length;
+  let i = 0;
+  while (i < n) {
+    const c = u.charCodeAt(i);
+    if (hasKey(SHORT_ESCAPES, c)) {
+      out.push(SHORT_ESCAPES[c]);
+    } else if (c < 0x20) {
+      out.push(hexUnit(c));
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && u.charCodeAt(i + 1) >= 0xdc00 && u.charCodeAt(i + 1) <= 0xdfff) {
+      out.push(u.slice(i, i + 2));
+      i += 1;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      out.push(hexUnit(c));
+    } else {
+      out.push(u[i]);
+    }
+    i += 1;
+  }
+  out.push('"');
+}

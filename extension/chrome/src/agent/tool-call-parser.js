@@ -1,0 +1,522 @@
+// parseToolCalls: which tool calls in raw model text may run (SPEC.md section 5).
+//
+// Twin of py_src/toolcalls/parser.py, kept line for line. Precision over recall: explicit
+// syntaxes (tags, XML functions, json fences, a whole-response array) are taken where they
+// stand; a bare JSON object or `call:name{...}` counts only when it is the whole of its line.
+// Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
+// text; each pass blanks what it claimed, keeping offsets and line feeds intact.
+
+import { JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+
+export const MAX_TEXT_UNITS = 10000;
+
+const THINK_OPEN = "<think>", THINK_CLOSE = "</think>";
+const TAGS = [
+  ["<tool_call>", "</tool_call>"],
+  ["<|tool_call|>", "<|/tool_call|>"],
+  ["<functioncall>", "</functioncall>"],
+];
+const FENCE = "```";
+const FUNCTION_OPENERS = ["<function=", '<function name="'];
+const FUNCTION_CLOSE = "</function>";
+const PARAMETER_OPENERS = ["<parameter=", '<parameter name="'];
+const PARAMETER_CLOSE = "</parameter>";
+const CALL_PREFIX = "call:";
+const FILLER = "#";
+const PLAIN_KEYS = ["name", "arguments", "parameters", "id"];
+const OPENAI_KEYS = ["type", "function", "id"];
+const OPENAI_FUNCTION_KEYS = ["name", "arguments", "parameters"];
+
+// A candidate was recognised as a call attempt and refused for `reason`.
+class Rejected {
+  constructor(reason, name = null) {
+    this.reason = reason;
+    this.name = name;
+  }
+}
+
+function compareSpans(a, b) {
+  return a[0] - b[0] || a[1] - b[1];
+}
+
+// Collects accepted calls and rejected candidates while the passes run.
+class Verdict {
+  constructor(allowed) {
+    this.allowed = allowed;
+    this.calls = [];
+    this.rejected = [];
+  }
+
+  accept(name, args, fmt, start, end) {
+    this.calls.push({ name, arguments: args, format: fmt, span: [start, end] });
+  }
+
+  reject(reason, fmt, start, end, name = null) {
+    this.rejected.push({ format: fmt, name, reason, span: [start, end] });
+  }
+
+  // Run makeCall() -> [name, arguments]; file the call or its rejection.
+  take(fmt, start, end, makeCall) {
+    let call;
+    try {
+      call = makeCall();
+    } catch (error) {
+      if (error instanceof JsonReject) return this.reject(error.reason, fmt, start, end);
+      if (error instanceof Rejected) return this.reject(error.reason, fmt, start, end, error.name);
+      throw error;
+    }
+    this.accept(call[0], call[1], fmt, start, end);
+  }
+
+  result() {
+    this.calls.sort((a, b) => compareSpans(a.span, b.span));
+    this.rejected.sort((a, b) => compareSpans(a.span, b.span) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+    return { calls: this.calls, error: null, rejected: this.rejected };
+  }
+}
+
+function errorVerdict(code) {
+  return { calls: [], error: code, rejected: [] };
+}
+
+// ---------------------------------------------------------------- call objects
+
+// Validate a decoded JSON value as one call; returns [name, arguments] or throws Rejected.
+function callFromValue(value, allowed) {
+  if (!isObject(value)) throw new Rejected("not-a-call");
+  if (hasKey(value, "function") || hasKey(value, "type")) {
+    if (Object.keys(value).some((key) => !OPENAI_KEYS.includes(key))) throw new Rejected("unknown-key");
+    const fn = value["function"];
+    if (value["type"] !== "function" || !isObject(fn)) throw new Rejected("not-a-call");
+    if (Object.keys(fn).some((key) => !OPENAI_FUNCTION_KEYS.includes(key))) throw new Rejected("unknown-key");
+    value = fn;
+  } else if (!hasKey(value, "name")) {
+    throw new Rejected("not-a-call");
+  } else if (Object.keys(value).some((key) => !PLAIN_KEYS.includes(key))) {
+    throw new Rejected("unknown-key", typeof value["name"] === "string" ? value["name"] : null);
+  }
+  const name = hasKey(value, "name") ? value["name"] : null;
+  if (typeof name !== "string" || name === "") throw new Rejected("bad-name");
+  if (!allowed.has(name)) throw new Rejected("not-allowed", name);
+  if (hasKey(value, "arguments") && hasKey(value, "parameters")) throw new Rejected("ambiguous-arguments", name);
+  const key = hasKey(value, "arguments") ? "arguments" : "parameters";
+  return [name, decodeArguments(hasKey(value, key) ? value[key] : newObject(), name)];
+}
+
+// Arguments are an object, or a string holding exactly one JSON object. Never {} instead.
+function decodeArguments(args, name) {
+  if (typeof args === "string") {
+    try {
+      args = parseStrict(args, 0, args.length);
+    } catch (error) {
+      if (!(error instanceof JsonReject)) throw error;
+      throw new Rejected(error.reason === "invalid-json" ? "bad-arguments" : error.reason, name);
+    }
+  }
+  if (!isObject(args)) throw new Rejected("bad-arguments", name);
+  return args;
+}
+
+// A JSON object is one call; a JSON array is a list of calls that run all or nothing.
+function callsFromJson(verdict, u, start, end, fmt) {
+  let value;
+  try {
+    value = parseStrict(u, start, end);
+  } catch (error) {
+    if (!(error instanceof JsonReject)) throw error;
+    verdict.reject(error.reason, fmt, start, end);
+    return;
+  }
+  if (!Array.isArray(value)) {
+    verdict.take(fmt, start, end, () => callFromValue(value, verdict.allowed));
+    return;
+  }
+  const elementSpans = arrayElementSpans(u, start, end);
+  const outcomes = [];
+  value.forEach((item, k) => {
+    const [itemStart, itemEnd] = elementSpans[k];
+    try {
+      outcomes.push([callFromValue(item, verdict.allowed), null, itemStart, itemEnd]);
+    } catch (error) {
+      if (!(error instanceof Rejected)) throw error;
+      outcomes.push([null, error, itemStart, itemEnd]);
+    }
+  });
+  const refused = outcomes.some((outcome) => outcome[1] !== null);
+  for (const [call, error, itemStart, itemEnd] of outcomes) {
+    if (error) verdict.reject(error.reason, fmt, itemStart, itemEnd, error.name);
+    else if (refused) verdict.reject("array-sibling-rejected", fmt, itemStart, itemEnd, call[0]);
+    else verdict.accept(call[0], call[1], fmt, itemStart, itemEnd);
+  }
+}
+
+// Spans of the elements of the (already validated) JSON array in u[start:end].
+function arrayElementSpans(u, start, end) {
+  let i = skipWs(u, start, end) + 1;
+  const spans = [];
+  for (;;) {
+    i = skipWs(u, i, end);
+    if (u.charCodeAt(i) === RBRACKET) return spans;
+    const after = readValue(u, i, end, 2)[1];
+    spans.push([i, after]);
+    i = skipWs(u, after, end);
+    if (u.charCodeAt(i) === COMMA) i += 1;
+  }
+}
+
+// Length of the tool name at u[i] in `call:NAME{`: ASCII letters, digits, _ . -
+function callSyntaxName(u, i, end) {
+  let k = i;
+  while (k < end) {
+    const c = u.charCodeAt(k);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d)) break;
+    k += 1;
+  }
+  return k - i;
+}
+
+// u[start:end] is exactly `call:NAME{...}`; returns [name, arguments].
+function callSyntax(u, start, end, allowed) {
+  const nameStart = start + CALL_PREFIX.length;
+  const nameEnd = nameStart + callSyntaxName(u, nameStart, end);
+  if (nameEnd === nameStart || nameEnd >= end || u.charCodeAt(nameEnd) !== LBRACE) throw new Rejected("invalid-call-syntax");
+  const name = u.slice(nameStart, nameEnd);
+  if (!allowed.has(name)) throw new Rejected("not-allowed", name);
+  const [args, after] = readValue(u, nameEnd, end, 1);
+  if (skipWs(u, after, end) !== end) throw new Rejected("invalid-call-syntax", name);
+  return [name, args];
+}
+
+// ---------------------------------------------------------------- masking
+
+// Overwrite chars[start:end] with `fill`, keeping line feeds so line structure survives.
+function blank(chars, start, end, fill) {
+  for (let k = start; k < end; k += 1) {
+    if (chars[k] !== "\n") chars[k] = fill;
+  }
+}
+
+// Blank reasoning: <think>...</think>, an unterminated <think>, and text before a </think>
+// that has no opener (templates that put <think> in the prompt).
+function maskThink(u) {
+  const chars = u.split("");
+  const firstClose = u.indexOf(THINK_CLOSE);
+  const firstOpen = u.indexOf(THINK_OPEN);
+  let i = 0;
+  if (firstClose !== -1 && (firstOpen === -1 || firstClose < firstOpen)) {
+    blank(chars, 0, firstClose + THINK_CLOSE.length, " ");
+    i = firstClose + THINK_CLOSE.length;
+  }
+  for (;;) {
+    const opened = u.indexOf(THINK_OPEN, i);
+    if (opened === -1) break;
+    const closed = u.indexOf(THINK_CLOSE, opened + THINK_OPEN.length);
+    const stop = closed === -1 ? u.length : closed + THINK_CLOSE.length;
+    blank(chars, opened, stop, " ");
+    i = stop;
+  }
+  return chars.join("");
+}
+
+// [start, end] of the line holding index i; lines end at LF only.
+function lineBounds(u, i) {
+  const start = i === 0 ? 0 : u.lastIndexOf("\n", i - 1) + 1;
+  const end = u.indexOf("\n", i);
+  return [start, end === -1 ? u.length : end];
+}
+
+// Closed ``` fences as [open line start, content start, content end, close line end, info].
+function findFences(u) {
+  const fences = [];
+  let lineStart = 0;
+  let opener = null;
+  while (lineStart <= u.length) {
+    let lineEnd = u.indexOf("\n", lineStart);
+    if (lineEnd === -1) lineEnd = u.length;
+    const first = skipWs(u, lineStart, lineEnd);
+    const last = skipWsBack(u, first, lineEnd);
+    if (startsAt(u, FENCE, first, last)) {
+      if (opener === null) {
+        const info = u.slice(skipWs(u, first + 3, last), last);
+        opener = [lineStart, Math.min(lineEnd + 1, u.length), info];
+      } else if (last - first === 3) {
+        fences.push([opener[0], opener[1], lineStart, lineEnd, opener[2]]);
+        opener = null;
+      }
+    }
+    lineStart = lineEnd + 1;
+  }
+  return fences;
+}
+
+// ---------------------------------------------------------------- passes
+
+// A response that is nothing but a JSON array is a batch of calls, all or nothing.
+function wholeResponseArray(verdict, u) {
+  const start = skipWs(u, 0, u.length);
+  const end = skipWsBack(u, start, u.length);
+  if (start === end || u.charCodeAt(start) !== LBRACKET) return false;
+  try {
+    parseStrict(u, start, end);
+  } catch (error) {
+    if (!(error instanceof JsonReject)) throw error;
+    return false;
+  }
+  callsFromJson(verdict, u, start, end, "array");
+  return true;
+}
+
+// <tool_call>, <|tool_call|> and <functioncall> regions. An opener whose closer comes after
+// another opener of the same kind, or never comes, is refused as unclosed.
+function taggedPass(verdict, u, chars) {
+  const positions = [];
+  TAGS.forEach(([opener], kind) => {
+    let i = u.indexOf(opener);
+    while (i !== -1) {
+      positions.push([i, kind]);
+      i = u.indexOf(opener, i + opener.length);
+    }
+  });
+  positions.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const nextSame = new Array(positions.length).fill(-1); // where the next opener of the same kind starts
+  const lastSeen = new Array(TAGS.length).fill(-1);
+  for (let k = positions.length - 1; k >= 0; k -= 1) {
+    nextSame[k] = lastSeen[positions[k][1]];
+    lastSeen[positions[k][1]] = positions[k][0];
+  }
+  const nextClose = new Array(TAGS.length).fill(0); // memo: searches move forward only, so the pass stays linear
+  let claimedUntil = 0;
+  positions.forEach(([i, kind], k) => {
+    if (i < claimedUntil) return;
+    const [opener, closer] = TAGS[kind];
+    const bodyStart = i + opener.length;
+    if (nextClose[kind] !== -1 && nextClose[kind] < bodyStart) nextClose[kind] = u.indexOf(closer, bodyStart);
+    const closeAt = nextClose[kind];
+    if (closeAt === -1 || (nextSame[k] !== -1 && nextSame[k] < closeAt)) {
+      verdict.reject("unclosed-tag", "tagged", i, bodyStart);
+      blank(chars, i, bodyStart, FILLER);
+      return;
+    }
+    taggedBody(verdict, u, i, bodyStart, closeAt, closeAt + closer.length);
+    claimedUntil = closeAt + closer.length;
+    blank(chars, i, claimedUntil, FILLER);
+  });
+}
+
+function taggedBody(verdict, u, tagStart, bodyStart, bodyEnd, tagEnd) {
+  const start = skipWs(u, bodyStart, bodyEnd);
+  const end = skipWsBack(u, start, bodyEnd);
+  if (start === end) {
+    verdict.reject("empty-tag", "tagged", tagStart, tagEnd);
+  } else if (startsAt(u, CALL_PREFIX, start, end)) {
+    verdict.take("tagged-call", start, end, () => callSyntax(u, start, end, verdict.allowed));
+  } else if (startsAt(u, "<function", start, end)) {
+    xmlSequence(verdict, u, start, end);
+  } else if (u.charCodeAt(start) === LBRACE || u.charCodeAt(start) === LBRACKET) {
+    callsFromJson(verdict, u, start, end, "tagged");
+  } else {
+    verdict.reject("invalid-json", "tagged", tagStart, tagEnd);
+  }
+}
+
+// One or more <function ...>...</function> elements separated by whitespace.
+function xmlSequence(verdict, u, start, end) {
+  let i = start;
+  while (i < end) {
+    const stop = xmlFunction(verdict, u, i, end);
+    if (stop === null) return;
+    i = skipWs(u, stop, end);
+  }
+}
+
+// Parse the function element at u[i]; files a call or rejection; returns its end or null.
+function xmlFunction(verdict, u, i, end) {
+  const closeAt = findIn(u, FUNCTION_CLOSE, i, end);
+  if (closeAt === -1) {
+    verdict.reject("unclosed-tag", "xml", i, end);
+    return null;
+  }
+  const stop = closeAt + FUNCTION_CLOSE.length;
+  verdict.take("xml", i, stop, () => xmlCall(u, i, closeAt, verdict.allowed));
+  return stop;
+}
+
+// Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]; returns [name, index after '>'].
+function tagAttribute(u, i, end, openers) {
+  for (const opener of openers) {
+    if (startsAt(u, opener, i, end)) {
+      const quoted = opener.endsWith('"');
+      let k = i + opener.length;
+      const nameStart = k;
+      while (k < end && u[k] !== '"' && u[k] !== ">" && u[k] !== "<" && u[k] !== "\n") k += 1;
+      const name = u.slice(nameStart, k);
+      const tail = quoted ? '">' : ">";
+      if (name === "" || !startsAt(u, tail, k, end)) throw new Rejected("xml-malformed");
+      return [name, k + tail.length];
+    }
+  }
+  throw new Rejected("xml-malformed");
+}
+
+// Parameter values drop one leading and one trailing line break (LF or CRLF).
+function stripOneNewline(u, start, end) {
+  if (startsAt(u, "\r\n", start, end)) start += 2;
+  else if (startsAt(u, "\n", start, end)) start += 1;
+  if (end - start >= 2 && startsAt(u, "\r\n", end - 2, end)) end -= 2;
+  else if (end > start && u[end - 1] === "\n") end -= 1;
+  return [start, end];
+}
+
+// `<function=NAME>` + `<parameter=K>value</parameter>`*; values stay strings.
+function xmlCall(u, start, bodyEnd, allowed) {
+  let [name, i] = tagAttribute(u, start, bodyEnd, FUNCTION_OPENERS);
+  if (!isWellFormed(name)) throw new Rejected("lone-surrogate");
+  if (!allowed.has(name)) throw new Rejected("not-allowed", name);
+  const args = newObject();
+  for (;;) {
+    i = skipWs(u, i, bodyEnd);
+    if (i === bodyEnd) return [name, args];
+    let key;
+    [key, i] = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS);
+    const valueEnd = findIn(u, PARAMETER_CLOSE, i, bodyEnd);
+    if (valueEnd === -1) throw new Rejected("xml-malformed", name);
+    const [valueStart, valueStop] = stripOneNewline(u, i, valueEnd);
+    const value = u.slice(valueStart, valueStop);
+    if (!(isWellFormed(key) && isWellFormed(value))) throw new Rejected("lone-surrogate", name);
+    if (hasKey(args, key)) throw new Rejected("duplicate-key", name);
+    args[key] = value;
+    i = valueEnd + PARAMETER_CLOSE.length;
+  }
+}
+
+// Function elements outside any tag.
+function xmlPass(verdict, u, chars) {
+  let i = u.indexOf("<function");
+  while (i !== -1) {
+    if (FUNCTION_OPENERS.some((opener) => u.startsWith(opener, i))) {
+      const stop = xmlFunction(verdict, u, i, u.length);
+      if (stop === null) {
+        blank(chars, i, u.length, FILLER);
+        return;
+      }
+      blank(chars, i, stop, FILLER);
+      i = u.indexOf("<function", stop);
+    } else {
+      i = u.indexOf("<function", i + 1);
+    }
+  }
+}
+
+// A json (or untagged) fence whose whole content is JSON is calls; other languages are quoted
+// code and are blanked so nothing inside them can run.
+function fencePass(verdict, u, chars, fences) {
+  for (const [openStart, contentStart, contentEnd, closeEnd, info] of fences) {
+    if (info !== "json" && info !== "") continue;
+    const start = skipWs(u, contentStart, contentEnd);
+    const end = skipWsBack(u, start, contentEnd);
+    if (start === end) continue;
+    try {
+      parseStrict(u, start, end);
+    } catch (error) {
+      if (!(error instanceof JsonReject)) throw error;
+      continue;
+    }
+    callsFromJson(verdict, u, start, end, "fenced");
+    blank(chars, openStart, closeEnd, FILLER);
+  }
+}
+
+// True when u[start:end] is the whole of its line(s): only JSON whitespace before it and only
+// JSON whitespace with at most one comma after it.
+function ownLine(u, start, end) {
+  const lineStart = lineBounds(u, start)[0];
+  if (skipWs(u, lineStart, start) !== start) return false;
+  const lineEnd = lineBounds(u, end - 1)[1];
+  let i = skipWs(u, end, lineEnd);
+  if (i < lineEnd && u.charCodeAt(i) === COMMA) i = skipWs(u, i + 1, lineEnd);
+  return i === lineEnd;
+}
+
+// Start of `call:NAME` right before the object at objStart, or -1.
+function callPrefixStart(u, objStart) {
+  let k = objStart;
+  while (k > 0 && callSyntaxName(u, k - 1, k) === 1) k -= 1;
+  const prefixStart = k - CALL_PREFIX.length;
+  if (k === objStart || prefixStart < 0 || !u.startsWith(CALL_PREFIX, prefixStart)) return -1;
+  return prefixStart;
+}
+
+// The name a refused candidate would have called, so a person can see what was narrated.
+function narratedName(u, start, end) {
+  let value;
+  try {
+    value = parseStrict(u, start, end);
+  } catch (error) {
+    if (!(error instanceof JsonReject)) throw error;
+    return null;
+  }
+  if (isObject(value) && hasKey(value, "function") && isObject(value["function"])) value = value["function"];
+  const name = isObject(value) && hasKey(value, "name") ? value["name"] : null;
+  return typeof name === "string" ? name : null;
+}
+
+// Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
+function barePass(verdict, u) {
+  for (const [objStart, objEnd] of scanObjects(u, 0, u.length)) {
+    const prefixStart = callPrefixStart(u, objStart);
+    let start, fmt, makeCall;
+    if (prefixStart !== -1) {
+      start = prefixStart;
+      fmt = "bare-call";
+      makeCall = () => callSyntax(u, prefixStart, objEnd, verdict.allowed);
+    } else {
+      start = objStart;
+      fmt = "bare";
+      makeCall = () => callFromValue(parseStrict(u, objStart, objEnd), verdict.allowed);
+    }
+    if (!ownLine(u, start, objEnd)) {
+      const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : narratedName(u, objStart, objEnd);
+      verdict.reject("not-own-line", fmt, start, objEnd, name);
+      continue;
+    }
+    verdict.take(fmt, start, objEnd, makeCall);
+  }
+}
+
+// ---------------------------------------------------------------- entry points
+
+function parseChecked(text, allowed) {
+  if (typeof text !== "string") return errorVerdict("text-not-string");
+  if (!Array.isArray(allowed) || !allowed.every((name) => typeof name === "string")) return errorVerdict("allowed-not-list");
+  if (text.length > MAX_TEXT_UNITS) return errorVerdict("too-long");
+  const verdict = new Verdict(new Set(allowed));
+  let u = maskThink(text);
+  if (wholeResponseArray(verdict, u)) return verdict.result();
+  const chars = u.split("");
+  for (const [openStart, , , closeEnd, info] of findFences(u)) {
+    if (info !== "json" && info !== "") blank(chars, openStart, closeEnd, FILLER);
+  }
+  u = chars.join("");
+  taggedPass(verdict, u, chars);
+  u = chars.join("");
+  xmlPass(verdict, u, chars);
+  u = chars.join("");
+  fencePass(verdict, u, chars, findFences(u));
+  barePass(verdict, chars.join(""));
+  return verdict.result();
+}
+
+// The verdict for `text` under the allowlist `allowed`. Never throws: a defect inside the
+// parser becomes the error verdict "internal-error" rather than an exception in the caller.
+export function parseToolCalls(text, allowed) {
+  try {
+    return parseChecked(text, allowed);
+  } catch (error) {
+    return errorVerdict("internal-error");
+  }
+}
+
+// The same verdict as RFC 8785 canonical JSON text: the form every engine is compared in.
+export function parseToolCallsCanonical(text, allowed) {
+  return canonical(parseToolCalls(text, allowed));
+}

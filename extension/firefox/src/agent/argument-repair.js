@@ -1,0 +1,134 @@
+// repairArguments: close truncated tool-call argument JSON without inventing a value (SPEC.md 6).
+//
+// Twin of py_src/toolcalls/repair.py, kept line for line. A repair may only delete a trailing
+// comma before a closer, delete excess closers at the very end, and append the closers still
+// open, innermost first. Anything that would need a guess fails closed: truncation inside a
+// string, or right after a comma, colon, key or opener. The repaired text must then pass the
+// same strict reader and policies as the parser.
+
+import { JsonReject, MAX_DEPTH, QUOTE, BACKSLASH, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, COLON, canonical, isJsonWs, isObject, parseStrict } from "./json-core.js";
+
+export const MAX_RAW_UNITS = 100000;
+
+function closerFor(opener) {
+  return opener === LBRACE ? "}" : "]";
+}
+
+class RepairRejected {
+  constructor(reason) {
+    this.reason = reason;
+  }
+}
+
+function rejected(reason) {
+  return { actions: [], arguments: null, reason, status: "rejected" };
+}
+
+// True when u[i:] holds only closers and JSON whitespace.
+function tailIsClosers(u, i) {
+  for (let k = i; k < u.length; k += 1) {
+    const c = u.charCodeAt(k);
+    if (!(c === RBRACE || c === RBRACKET || isJsonWs(c))) return false;
+  }
+  return true;
+}
+
+// One string-aware pass; returns the actions that make u complete, or throws RepairRejected.
+// `last` is the previous significant token: "open", "comma", "colon", "key" or "value".
+function planRepair(u) {
+  const stack = [];
+  const actions = [];
+  let last = null;
+  let commaAt = -1;
+  let commaAfterValue = false;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < u.length; i += 1) {
+    const c = u.charCodeAt(i);
+    if (inString) {
+      if (escaped) {
+        escaped = false;
+      } else if (c === BACKSLASH) {
+        escaped = true;
+      } else if (c === QUOTE) {
+        inString = false;
+        const inKeyPosition = stack.length > 0 && stack[stack.length - 1] === LBRACE && (last === "open" || last === "comma");
+        last = inKeyPosition ? "key" : "value";
+      }
+      continue;
+    }
+    if (isJsonWs(c)) continue;
+    if (c === QUOTE) {
+      inString = true;
+    } else if (c === LBRACE || c === LBRACKET) {
+      if (stack.length >= MAX_DEPTH) throw new RepairRejected("too-deep");
+      stack.push(c);
+      last = "open";
+    } else if (c === RBRACE || c === RBRACKET) {
+      if (stack.length === 0) {
+        if (!tailIsClosers(u, i)) throw new RepairRejected("excess-closer");
+        for (let k = i; k < u.length; k += 1) {
+          if (!isJsonWs(u.charCodeAt(k))) actions.push({ at: k, op: "delete", text: u[k] });
+        }
+        break;
+      }
+      if (u[i] !== closerFor(stack[stack.length - 1])) throw new RepairRejected("mismatched-closer");
+      if (last === "comma" && commaAfterValue) actions.push({ at: commaAt, op: "delete", text: "," });
+      stack.pop();
+      last = "value";
+    } else if (c === COMMA) {
+      commaAfterValue = last === "value";
+      commaAt = i;
+      last = "comma";
+    } else if (c === COLON) {
+      last = "colon";
+    } else {
+      last = "value";
+    }
+  }
+  if (inString) throw new RepairRejected("truncated-in-string");
+  if (stack.length > 0) {
+    if (last === "comma" || last === "colon" || last === "key" || last === "open") throw new RepairRejected("truncated-after-" + last);
+    const closers = stack.slice().reverse().map(closerFor).join("");
+    actions.push({ at: u.length, op: "append", text: closers });
+  }
+  return actions;
+}
+
+function applyActions(u, actions) {
+  const deleted = new Set(actions.filter((action) => action.op === "delete").map((action) => action.at));
+  const kept = [];
+  for (let k = 0; k < u.length; k += 1) if (!deleted.has(k)) kept.push(u[k]);
+  return kept.join("") + actions.filter((action) => action.op === "append").map((action) => action.text).join("");
+}
+
+function repairChecked(raw) {
+  if (typeof raw !== "string") return rejected("not-a-string");
+  if (raw.length > MAX_RAW_UNITS) return rejected("too-long");
+  let actions, value;
+  try {
+    actions = planRepair(raw);
+    const text = applyActions(raw, actions);
+    value = parseStrict(text, 0, text.length);
+  } catch (error) {
+    if (error instanceof RepairRejected || error instanceof JsonReject) return rejected(error.reason);
+    throw error;
+  }
+  if (!isObject(value)) return rejected("not-an-object");
+  return { actions, arguments: value, reason: null, status: actions.length > 0 ? "repaired" : "valid" };
+}
+
+// The repair verdict for `raw`. Never throws: a defect inside the repair becomes the rejection
+// reason "internal-error" rather than an exception in the caller.
+export function repairArguments(raw) {
+  try {
+    return repairChecked(raw);
+  } catch (error) {
+    return rejected("internal-error");
+  }
+}
+
+// The same verdict as RFC 8785 canonical JSON text: the form every engine is compared in.
+export function repairArgumentsCanonical(raw) {
+  return canonical(repairArguments(raw));
+}
