@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,20 +42,31 @@ def make_screenshot(tree: Path, out: Path) -> Path:
             device_scale_factor=1,
         )
         try:
-            worker = (
-                context.service_workers[0]
-                if context.service_workers
-                else context.wait_for_event("serviceworker", timeout=10_000)
-            )
+            try:
+                worker = (
+                    context.service_workers[0]
+                    if context.service_workers
+                    else context.wait_for_event("serviceworker", timeout=10_000)
+                )
+            except PlaywrightTimeoutError:
+                raise RuntimeError(
+                    f"no service worker from {tree}: background.js or a module it imports "
+                    "(src/agent/*.js) is missing or fails to load"
+                ) from None
             extension_id = urlparse(worker.url).hostname
             page = context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
+            # A module that fails to load shows up only as a console error, not a page error.
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
             page.goto(f"chrome-extension://{extension_id}/inspector.html")
-            # inspector.js sets this after its first render; wait_for_function is blocked by CSP.
-            page.wait_for_selector("body[data-rendered]", timeout=10_000)
+            try:
+                # inspector.js sets this after its first render; wait_for_function is blocked by CSP.
+                page.wait_for_selector("body[data-rendered]", timeout=10_000)
+            except PlaywrightTimeoutError:
+                raise RuntimeError(f"inspector page did not render; page errors: {errors}") from None
             if errors:
-                raise RuntimeError(f"inspector page raised: {errors}")
+                raise RuntimeError(f"inspector page reported errors: {errors}")
             out.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(out), full_page=True)
         finally:

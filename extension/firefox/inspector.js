@@ -9,6 +9,7 @@
  */
 import { parseToolCalls } from "./src/agent/tool-call-parser.js";
 import { repairArguments } from "./src/agent/argument-repair.js";
+import { canonical as canonicalJson } from "./src/agent/json-core.js";
 
 const EXAMPLE_OUTPUT = [
   "I'll open the account settings first.",
@@ -34,18 +35,6 @@ function wrap(tag, className, child) {
   const node = el(tag, className);
   node.append(child);
   return node;
-}
-
-/** JSON with keys sorted by UTF-16 code units and no whitespace, for stable display. */
-function canonicalJson(value) {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const members = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
-    return `{${members.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 function isValidSpan(span, length) {
