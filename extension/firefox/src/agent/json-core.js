@@ -9,18 +9,26 @@
 export const MAX_DEPTH = 64;
 export const MAX_SAFE_INTEGER = 9007199254740991;
 
-export const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
-export const QUOTE = 0x22, BACKSLASH = 0x5c;
-export const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
-export const COMMA = 0x2c, COLON = 0x3a;
+export const SPACE = 0x20;
+export const TAB = 0x09;
+export const LF = 0x0a;
+export const CR = 0x0d;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const LBRACE = 0x7b;
+export const RBRACE = 0x7d;
+export const LBRACKET = 0x5b;
+export const RBRACKET = 0x5d;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
 
 // A document broke the grammar or a policy; `reason` is a SPEC.md reason code.
-export class JsonReject {
+export const JsonReject = class JsonReject {
   constructor(reason, at) {
     this.reason = reason;
     this.at = at;
   }
-}
+};
 
 export function newObject() {
   return Object.create(null);
