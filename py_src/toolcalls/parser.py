@@ -220,13 +220,6 @@ def mask_think(u):
     return "".join(chars)
 
 
-def line_bounds(u, i):
-    """(start, end) of the line holding index i; lines end at LF only."""
-    start = u.rfind("\n", 0, i) + 1
-    end = u.find("\n", i)
-    return start, len(u) if end == -1 else end
-
-
 def find_fences(u):
     """Closed ``` fences as (open line start, content start, content end, close line end, info)."""
     fences = []
@@ -427,15 +420,24 @@ def fence_pass(verdict, u, chars, fences):
 
 def own_line(u, start, end):
     """True when u[start:end] is the whole of its line(s): only JSON whitespace before it and
-    only JSON whitespace with at most one comma after it."""
-    line_start, _ = line_bounds(u, start)
-    if jc.skip_ws(u, line_start, start) != start:
+    only JSON whitespace with at most one comma after it. Scans only the gaps around the
+    candidate, so checking every candidate of a long line stays linear."""
+    i = start
+    while i > 0 and ord(u[i - 1]) != jc.LF and jc.is_json_ws(ord(u[i - 1])):
+        i -= 1
+    if i > 0 and ord(u[i - 1]) != jc.LF:
         return False
-    _, line_end = line_bounds(u, end - 1)
-    i = jc.skip_ws(u, end, line_end)
-    if i < line_end and ord(u[i]) == jc.COMMA:
-        i = jc.skip_ws(u, i + 1, line_end)
-    return i == line_end
+    i = skip_inline_ws(u, end)
+    if i < len(u) and ord(u[i]) == jc.COMMA:
+        i = skip_inline_ws(u, i + 1)
+    return i == len(u) or ord(u[i]) == jc.LF
+
+
+def skip_inline_ws(u, i):
+    """Skip JSON whitespace other than LF: stays on the current line."""
+    while i < len(u) and ord(u[i]) != jc.LF and jc.is_json_ws(ord(u[i])):
+        i += 1
+    return i
 
 
 def call_prefix_start(u, obj_start):

@@ -69,9 +69,8 @@ def plan_repair(u):
             if not stack:
                 if not tail_is_closers(u, i):
                     raise RepairRejected("excess-closer")
-                for k in range(i, len(u)):
-                    if not jc.is_json_ws(ord(u[k])):
-                        actions.append({"at": k, "op": "delete", "text": u[k]})
+                tail_end = jc.skip_ws_back(u, i, len(u))
+                actions.append({"at": i, "op": "delete", "text": u[i:tail_end]})
                 break
             if u[i] != CLOSER_FOR[stack[-1]]:
                 raise RepairRejected("mismatched-closer")
@@ -98,9 +97,14 @@ def plan_repair(u):
 
 
 def apply_actions(u, actions):
-    deleted = {action["at"] for action in actions if action["op"] == "delete"}
-    kept = "".join(u[k] for k in range(len(u)) if k not in deleted)
-    return kept + "".join(action["text"] for action in actions if action["op"] == "append")
+    """Actions come in document order; a delete removes len(text) units at `at`."""
+    kept = []
+    i = 0
+    for action in actions:
+        kept.append(u[i : action["at"]])
+        i = action["at"] + (len(action["text"]) if action["op"] == "delete" else 0)
+    kept.append(u[i:])
+    return "".join(kept) + "".join(action["text"] for action in actions if action["op"] == "append")
 
 
 def repair_units(u):

@@ -6,7 +6,7 @@
 // string, or right after a comma, colon, key or opener. The repaired text must then pass the
 // same strict reader and policies as the parser.
 
-import { JsonReject, MAX_DEPTH, QUOTE, BACKSLASH, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, COLON, canonical, isJsonWs, isObject, parseStrict } from "./json-core.js";
+import { JsonReject, MAX_DEPTH, QUOTE, BACKSLASH, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, COLON, canonical, isJsonWs, isObject, parseStrict, skipWsBack } from "./json-core.js";
 
 export const MAX_RAW_UNITS = 100000;
 
@@ -67,9 +67,8 @@ function planRepair(u) {
     } else if (c === RBRACE || c === RBRACKET) {
       if (stack.length === 0) {
         if (!tailIsClosers(u, i)) throw new RepairRejected("excess-closer");
-        for (let k = i; k < u.length; k += 1) {
-          if (!isJsonWs(u.charCodeAt(k))) actions.push({ at: k, op: "delete", text: u[k] });
-        }
+        const tailEnd = skipWsBack(u, i, u.length);
+        actions.push({ at: i, op: "delete", text: u.slice(i, tailEnd) });
         break;
       }
       if (u[i] !== closerFor(stack[stack.length - 1])) throw new RepairRejected("mismatched-closer");
@@ -95,10 +94,15 @@ function planRepair(u) {
   return actions;
 }
 
+// Actions come in document order; a delete removes text.length units at `at`.
 function applyActions(u, actions) {
-  const deleted = new Set(actions.filter((action) => action.op === "delete").map((action) => action.at));
   const kept = [];
-  for (let k = 0; k < u.length; k += 1) if (!deleted.has(k)) kept.push(u[k]);
+  let i = 0;
+  for (const action of actions) {
+    kept.push(u.slice(i, action.at));
+    i = action.at + (action.op === "delete" ? action.text.length : 0);
+  }
+  kept.push(u.slice(i));
   return kept.join("") + actions.filter((action) => action.op === "append").map((action) => action.text).join("");
 }
 

@@ -6,7 +6,7 @@
 // Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
-import { JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+import { JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
 
@@ -218,13 +218,6 @@ function maskThink(u) {
   return chars.join("");
 }
 
-// [start, end] of the line holding index i; lines end at LF only.
-function lineBounds(u, i) {
-  const start = i === 0 ? 0 : u.lastIndexOf("\n", i - 1) + 1;
-  const end = u.indexOf("\n", i);
-  return [start, end === -1 ? u.length : end];
-}
-
 // Closed ``` fences as [open line start, content start, content end, close line end, info].
 function findFences(u) {
   const fences = [];
@@ -427,14 +420,21 @@ function fencePass(verdict, u, chars, fences) {
 }
 
 // True when u[start:end] is the whole of its line(s): only JSON whitespace before it and only
-// JSON whitespace with at most one comma after it.
+// JSON whitespace with at most one comma after it. Scans only the gaps around the candidate, so
+// checking every candidate of a long line stays linear.
 function ownLine(u, start, end) {
-  const lineStart = lineBounds(u, start)[0];
-  if (skipWs(u, lineStart, start) !== start) return false;
-  const lineEnd = lineBounds(u, end - 1)[1];
-  let i = skipWs(u, end, lineEnd);
-  if (i < lineEnd && u.charCodeAt(i) === COMMA) i = skipWs(u, i + 1, lineEnd);
-  return i === lineEnd;
+  let i = start;
+  while (i > 0 && u.charCodeAt(i - 1) !== LF && isJsonWs(u.charCodeAt(i - 1))) i -= 1;
+  if (i > 0 && u.charCodeAt(i - 1) !== LF) return false;
+  i = skipInlineWs(u, end);
+  if (i < u.length && u.charCodeAt(i) === COMMA) i = skipInlineWs(u, i + 1);
+  return i === u.length || u.charCodeAt(i) === LF;
+}
+
+// Skip JSON whitespace other than LF: stays on the current line.
+function skipInlineWs(u, i) {
+  while (i < u.length && u.charCodeAt(i) !== LF && isJsonWs(u.charCodeAt(i))) i += 1;
+  return i;
 }
 
 // Start of `call:NAME` right before the object at objStart, or -1.
