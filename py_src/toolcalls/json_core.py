@@ -264,19 +264,21 @@ def read_number(u: str, i: int, end: int):
 # ---------------------------------------------------------------- balanced-object scanner
 
 
-def scan_objects(u: str, start: int, end: int) -> list:
+def scan_objects(u: str, start: int, end: int, strings=None) -> list:
     """Top-level balanced {...} ranges in u[start:end], in document order, in linear time.
 
     String- and escape-aware inside braces; quotes outside any brace are prose and ignored.
     Recovery without restarts: an object that closes inside a brace that never closes is
     promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
     feed inside a string abandons every open brace. Objects nested in a closed object are
-    never candidates.
+    never candidates. If `strings` is a list, every closed string literal seen inside braces
+    is appended to it as a (start, end) range.
     """
     found = []
     frames = []  # [open index, closed children]
     in_string = False
     escaped = False
+    string_start = 0
 
     def abandon_open_frames():
         for frame in frames:
@@ -295,6 +297,8 @@ def scan_objects(u: str, start: int, end: int) -> list:
                 escaped = True
             elif c == QUOTE:
                 in_string = False
+                if strings is not None:
+                    strings.append((string_start, i + 1))
             continue
         if c == LBRACE:
             frames.append([i, []])
@@ -304,8 +308,29 @@ def scan_objects(u: str, start: int, end: int) -> list:
         elif c == QUOTE and frames:
             in_string = True
             escaped = False
+            string_start = i
     abandon_open_frames()
     return found
+
+
+def quoted_mask(u: str) -> bytearray:
+    """1 at every unit inside a string literal of a balanced object of u, else 0.
+
+    A tag, <think> or XML marker written inside a JSON string value is part of that value, not
+    markup, so the parser's marker searches skip these units. Linear: the scanner reports
+    strings and objects in document order.
+    """
+    strings = []
+    objects = scan_objects(u, 0, len(u), strings)
+    mask = bytearray(len(u))
+    k = 0
+    for string_start, string_end in strings:
+        while k < len(objects) and objects[k][1] <= string_start:
+            k += 1
+        if k < len(objects) and objects[k][0] < string_start and string_end <= objects[k][1]:
+            for i in range(string_start + 1, string_end - 1):
+                mask[i] = 1
+    return mask
 
 
 # ---------------------------------------------------------------- canonical form (RFC 8785)

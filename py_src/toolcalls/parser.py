@@ -79,6 +79,10 @@ def error_verdict(code):
 # ---------------------------------------------------------------- call objects
 
 
+def string_or_none(value):
+    return value if isinstance(value, str) else None
+
+
 def call_from_value(value, allowed):
     """Validate a decoded JSON value as one call; returns (name, arguments) or raises Rejected."""
     if not isinstance(value, dict):
@@ -90,12 +94,12 @@ def call_from_value(value, allowed):
         if value.get("type") != "function" or not isinstance(function, dict):
             raise Rejected("not-a-call")
         if any(key not in OPENAI_FUNCTION_KEYS for key in function):
-            raise Rejected("unknown-key")
+            raise Rejected("unknown-key", string_or_none(function.get("name")))
         value = function
     elif "name" not in value:
         raise Rejected("not-a-call")
     elif any(key not in PLAIN_KEYS for key in value):
-        raise Rejected("unknown-key", value["name"] if isinstance(value["name"], str) else None)
+        raise Rejected("unknown-key", string_or_none(value["name"]))
     name = value.get("name")
     if not isinstance(name, str) or name == "":
         raise Rejected("bad-name")
@@ -142,7 +146,7 @@ def calls_from_json(verdict, u, start, end, fmt):
         if error:
             verdict.reject(error.reason, fmt, item_start, item_end, error.name)
         elif refused:
-            verdict.reject("array-sibling-rejected", fmt, item_start, item_end, call[0])
+            verdict.reject("sibling-rejected", fmt, item_start, item_end, call[0])
         else:
             verdict.accept(call[0], call[1], fmt, item_start, item_end)
 
@@ -177,47 +181,81 @@ def call_syntax(u, start, end, allowed):
     """u[start:end] is exactly `call:NAME{...}`; returns (name, arguments)."""
     name_start = start + len(CALL_PREFIX)
     name_end = name_start + call_syntax_name(u, name_start, end)
-    if name_end == name_start or name_end >= end or ord(u[name_end]) != jc.LBRACE:
+    if name_end == name_start:
         raise Rejected("invalid-call-syntax")
+    if name_end >= end or ord(u[name_end]) != jc.LBRACE:
+        raise Rejected("invalid-call-syntax", u[name_start:name_end])
     name = u[name_start:name_end]
     if name not in allowed:
         raise Rejected("not-allowed", name)
-    arguments, after = jc.read_value(u, name_end, end, 1)
+    try:
+        arguments, after = jc.read_value(u, name_end, end, 1)
+    except JsonReject as error:
+        raise Rejected(error.reason, name) from None
     if jc.skip_ws(u, after, end) != end:
         raise Rejected("invalid-call-syntax", name)
     return name, arguments
 
 
-# ---------------------------------------------------------------- masking
+# ---------------------------------------------------------------- the text being parsed
 
 
-def blank(chars, start, end, fill):
-    """Overwrite chars[start:end] with `fill`, keeping line feeds so line structure survives."""
-    for k in range(start, end):
-        if ord(chars[k]) != jc.LF:
-            chars[k] = fill
+class Text:
+    """The response under parse: its raw units, a working copy that each pass blanks where it
+    has claimed a region, and which units are quoted data.
+
+    Quoted units lie inside a string literal of a balanced JSON object. A marker there
+    (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
+    keeps a call's arguments byte for byte what the model wrote.
+    """
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.quoted = jc.quoted_mask(raw)
+        self.chars = list(raw)
+        self.u = raw
+
+    def blank(self, start, end, fill):
+        """Overwrite [start, end) with `fill`, keeping line feeds so lines survive."""
+        for k in range(start, end):
+            if ord(self.chars[k]) != jc.LF:
+                self.chars[k] = fill
+
+    def commit(self):
+        """Make the blanking done so far visible to the next pass."""
+        self.u = "".join(self.chars)
+
+    def find(self, word, start, end=None):
+        """Next occurrence of `word` at or after `start` that does not begin in quoted data."""
+        end = len(self.u) if end is None else end
+        i = self.u.find(word, start, end)
+        while i != -1 and self.quoted[i]:
+            i = self.u.find(word, i + 1, end)
+        return i
 
 
-def mask_think(u):
+def mask_think(text):
     """Blank reasoning: <think>...</think>, an unterminated <think>, and text before a
     </think> that has no opener (templates that put <think> in the prompt)."""
-    chars = list(u)
-    first_close = u.find(THINK_CLOSE)
-    first_open = u.find(THINK_OPEN)
+    first_close = text.find(THINK_CLOSE, 0)
+    first_open = text.find(THINK_OPEN, 0)
+    i = 0
     if first_close != -1 and (first_open == -1 or first_close < first_open):
-        blank(chars, 0, first_close + len(THINK_CLOSE), " ")
         i = first_close + len(THINK_CLOSE)
-    else:
-        i = 0
+        text.blank(0, i, " ")
     while True:
-        opened = u.find(THINK_OPEN, i)
+        opened = text.find(THINK_OPEN, i)
         if opened == -1:
             break
-        closed = u.find(THINK_CLOSE, opened + len(THINK_OPEN))
-        stop = len(u) if closed == -1 else closed + len(THINK_CLOSE)
-        blank(chars, opened, stop, " ")
-        i = stop
-    return "".join(chars)
+        closed = text.find(THINK_CLOSE, opened + len(THINK_OPEN))
+        i = len(text.u) if closed == -1 else closed + len(THINK_CLOSE)
+        text.blank(opened, i, " ")
+    text.commit()
+
+
+def ascii_lower(word):
+    """Lower-case ASCII letters only: str.lower and toLowerCase disagree beyond ASCII."""
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in word)
 
 
 def find_fences(u):
@@ -233,13 +271,17 @@ def find_fences(u):
         last = jc.skip_ws_back(u, first, line_end)
         if u.startswith(FENCE, first, last):
             if opener is None:
-                info = u[jc.skip_ws(u, first + 3, last) : last]
+                info = ascii_lower(u[jc.skip_ws(u, first + 3, last) : last])
                 opener = (line_start, min(line_end + 1, len(u)), info)
             elif last - first == 3:
                 fences.append((opener[0], opener[1], line_start, line_end, opener[2]))
                 opener = None
         line_start = line_end + 1
     return fences
+
+
+def is_json_fence(info):
+    return info in ("json", "")
 
 
 # ---------------------------------------------------------------- passes
@@ -259,15 +301,15 @@ def whole_response_array(verdict, u):
     return True
 
 
-def tagged_pass(verdict, u, chars):
+def tagged_pass(verdict, text):
     """<tool_call>, <|tool_call|> and <functioncall> regions. An opener whose closer comes after
     another opener of the same kind, or never comes, is refused as unclosed."""
     positions = []
     for kind, (opener, _) in enumerate(TAGS):
-        i = u.find(opener)
+        i = text.find(opener, 0)
         while i != -1:
             positions.append((i, kind))
-            i = u.find(opener, i + len(opener))
+            i = text.find(opener, i + len(opener))
     positions.sort()
     next_same = [-1] * len(positions)  # where the next opener of the same kind starts
     last_seen = [-1] * len(TAGS)
@@ -282,54 +324,67 @@ def tagged_pass(verdict, u, chars):
         opener, closer = TAGS[kind]
         body_start = i + len(opener)
         if next_close[kind] != -1 and next_close[kind] < body_start:
-            next_close[kind] = u.find(closer, body_start)
+            next_close[kind] = text.find(closer, body_start)
         close_at = next_close[kind]
         if close_at == -1 or (next_same[k] != -1 and next_same[k] < close_at):
             verdict.reject("unclosed-tag", "tagged", i, body_start)
-            blank(chars, i, body_start, FILLER)
+            text.blank(i, body_start, FILLER)
             continue
-        tagged_body(verdict, u, i, body_start, close_at, close_at + len(closer))
         claimed_until = close_at + len(closer)
-        blank(chars, i, claimed_until, FILLER)
+        tagged_body(verdict, text, i, body_start, close_at, claimed_until)
+        text.blank(i, claimed_until, FILLER)
+    text.commit()
 
 
-def tagged_body(verdict, u, tag_start, body_start, body_end, tag_end):
+def starts_with_function(u, i, end):
+    return any(u.startswith(opener, i, end) for opener in FUNCTION_OPENERS)
+
+
+def tagged_body(verdict, text, tag_start, body_start, body_end, tag_end):
+    u = text.u
     start = jc.skip_ws(u, body_start, body_end)
     end = jc.skip_ws_back(u, start, body_end)
     if start == end:
         verdict.reject("empty-tag", "tagged", tag_start, tag_end)
     elif u.startswith(CALL_PREFIX, start, end):
         verdict.take("tagged-call", start, end, lambda: call_syntax(u, start, end, verdict.allowed))
-    elif u.startswith("<function", start, end):
-        xml_sequence(verdict, u, start, end)
+    elif starts_with_function(u, start, end):
+        xml_sequence(verdict, text, start, end)
     elif ord(u[start]) in (jc.LBRACE, jc.LBRACKET):
         calls_from_json(verdict, u, start, end, "tagged")
     else:
-        verdict.reject("invalid-json", "tagged", tag_start, tag_end)
+        verdict.reject("invalid-json", "tagged", start, end)
 
 
-def xml_sequence(verdict, u, start, end):
-    """One or more <function ...>...</function> elements separated by whitespace."""
+def xml_sequence(verdict, text, start, end):
+    """Function elements separated by whitespace, inside one tag: all run or none does."""
+    outcomes = []
     i = start
     while i < end:
-        stop = xml_function(verdict, u, i, end)
-        if stop is None:
-            return
-        i = jc.skip_ws(u, stop, end)
+        if not starts_with_function(text.u, i, end):
+            outcomes.append((None, Rejected("xml-malformed"), i, end))
+            break
+        close_at = text.find(FUNCTION_CLOSE, i, end)
+        if close_at == -1:
+            outcomes.append((None, Rejected("unclosed-tag"), i, end))
+            break
+        stop = close_at + len(FUNCTION_CLOSE)
+        try:
+            outcomes.append((xml_call(text, i, close_at, verdict.allowed), None, i, stop))
+        except Rejected as error:
+            outcomes.append((None, error, i, stop))
+        i = jc.skip_ws(text.u, stop, end)
+    refused = any(error for _, error, _, _ in outcomes)
+    for call, error, item_start, item_end in outcomes:
+        if error:
+            verdict.reject(error.reason, "xml", item_start, item_end, error.name)
+        elif refused:
+            verdict.reject("sibling-rejected", "xml", item_start, item_end, call[0])
+        else:
+            verdict.accept(call[0], call[1], "xml", item_start, item_end)
 
 
-def xml_function(verdict, u, i, end):
-    """Parse the function element at u[i]; files a call or rejection; returns its end or None."""
-    close_at = u.find(FUNCTION_CLOSE, i, end)
-    if close_at == -1:
-        verdict.reject("unclosed-tag", "xml", i, end)
-        return None
-    stop = close_at + len(FUNCTION_CLOSE)
-    verdict.take("xml", i, stop, lambda: xml_call(u, i, close_at, verdict.allowed))
-    return stop
-
-
-def tag_attribute(u, i, end, openers):
+def tag_attribute(u, i, end, openers, owner=None):
     """Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]; returns (name, index after '>')."""
     for opener in openers:
         if u.startswith(opener, i, end):
@@ -341,9 +396,9 @@ def tag_attribute(u, i, end, openers):
             name = u[name_start:k]
             tail = '">' if quoted else ">"
             if name == "" or not u.startswith(tail, k, end):
-                raise Rejected("xml-malformed")
+                raise Rejected("xml-malformed", owner)
             return name, k + len(tail)
-    raise Rejected("xml-malformed")
+    raise Rejected("xml-malformed", owner)
 
 
 def strip_one_newline(u, start, end):
@@ -359,8 +414,12 @@ def strip_one_newline(u, start, end):
     return start, end
 
 
-def xml_call(u, start, body_end, allowed):
-    """`<function=NAME>` + `<parameter=K>value</parameter>`*; values stay strings."""
+def xml_call(text, start, body_end, allowed):
+    """`<function=NAME>` + `<parameter=K>value</parameter>`*; values stay strings.
+
+    Structure is read from the masked text, values from the raw text: a value may hold a
+    markdown fence or a <think> the model meant literally (a README, a prompt)."""
+    u = text.u
     name, i = tag_attribute(u, start, body_end, FUNCTION_OPENERS)
     if not jc.is_well_formed(name):
         raise Rejected("lone-surrogate")
@@ -371,12 +430,12 @@ def xml_call(u, start, body_end, allowed):
         i = jc.skip_ws(u, i, body_end)
         if i == body_end:
             return name, arguments
-        key, i = tag_attribute(u, i, body_end, PARAMETER_OPENERS)
-        value_end = u.find(PARAMETER_CLOSE, i, body_end)
+        key, i = tag_attribute(u, i, body_end, PARAMETER_OPENERS, name)
+        value_end = text.find(PARAMETER_CLOSE, i, body_end)
         if value_end == -1:
             raise Rejected("xml-malformed", name)
-        value_start, value_stop = strip_one_newline(u, i, value_end)
-        value = u[value_start:value_stop]
+        value_start, value_stop = strip_one_newline(text.raw, i, value_end)
+        value = text.raw[value_start:value_stop]
         if not (jc.is_well_formed(key) and jc.is_well_formed(value)):
             raise Rejected("lone-surrogate", name)
         if key in arguments:
@@ -385,26 +444,32 @@ def xml_call(u, start, body_end, allowed):
         i = value_end + len(PARAMETER_CLOSE)
 
 
-def xml_pass(verdict, u, chars):
-    """Function elements outside any tag."""
-    i = u.find("<function")
+def xml_pass(verdict, text):
+    """Function elements outside any tag. An opener with no closer is refused on its own."""
+    i = text.find("<function", 0)
     while i != -1:
-        if any(u.startswith(opener, i) for opener in FUNCTION_OPENERS):
-            stop = xml_function(verdict, u, i, len(u))
-            if stop is None:
-                blank(chars, i, len(u), FILLER)
-                return
-            blank(chars, i, stop, FILLER)
-            i = u.find("<function", stop)
-        else:
-            i = u.find("<function", i + 1)
+        opener = next((o for o in FUNCTION_OPENERS if text.u.startswith(o, i)), None)
+        if opener is None:
+            i = text.find("<function", i + 1)
+            continue
+        close_at = text.find(FUNCTION_CLOSE, i)
+        if close_at == -1:
+            verdict.reject("unclosed-tag", "xml", i, i + len(opener))
+            text.blank(i, i + len(opener), FILLER)
+            i = text.find("<function", i + len(opener))
+            continue
+        stop = close_at + len(FUNCTION_CLOSE)
+        verdict.take("xml", i, stop, lambda: xml_call(text, i, close_at, verdict.allowed))
+        text.blank(i, stop, FILLER)
+        i = text.find("<function", stop)
+    text.commit()
 
 
-def fence_pass(verdict, u, chars, fences):
-    """A json (or untagged) fence whose whole content is JSON is calls; other languages are
-    quoted code and are blanked so nothing inside them can run."""
-    for open_start, content_start, content_end, close_end, info in fences:
-        if info not in ("json", ""):
+def fence_pass(verdict, text):
+    """A json (or untagged) fence whose whole content is JSON is calls."""
+    u = text.u
+    for open_start, content_start, content_end, close_end, info in find_fences(u):
+        if not is_json_fence(info):
             continue
         start = jc.skip_ws(u, content_start, content_end)
         end = jc.skip_ws_back(u, start, content_end)
@@ -415,7 +480,8 @@ def fence_pass(verdict, u, chars, fences):
         except JsonReject:
             continue
         calls_from_json(verdict, u, start, end, "fenced")
-        blank(chars, open_start, close_end, FILLER)
+        text.blank(open_start, close_end, FILLER)
+    text.commit()
 
 
 def own_line(u, start, end):
@@ -491,19 +557,16 @@ def parse_units(text_units, allowed_units):
     if len(text_units) > MAX_TEXT_UNITS:
         return error_verdict("too-long")
     verdict = Verdict(set(allowed_units))
-    u = mask_think(text_units)
-    if whole_response_array(verdict, u):
+    text = Text(text_units)
+    mask_think(text)
+    if whole_response_array(verdict, text.u):
         return verdict.result()
-    chars = list(u)
-    fences = find_fences(u)
-    for open_start, _, _, close_end, info in fences:
-        if info not in ("json", ""):
-            blank(chars, open_start, close_end, FILLER)
-    u = "".join(chars)
-    tagged_pass(verdict, u, chars)
-    u = "".join(chars)
-    xml_pass(verdict, u, chars)
-    u = "".join(chars)
-    fence_pass(verdict, u, chars, find_fences(u))
-    bare_pass(verdict, "".join(chars))
+    for open_start, _, _, close_end, info in find_fences(text.u):
+        if not is_json_fence(info):
+            text.blank(open_start, close_end, FILLER)  # quoted code: nothing inside it runs
+    text.commit()
+    tagged_pass(verdict, text)
+    xml_pass(verdict, text)
+    fence_pass(verdict, text)
+    bare_pass(verdict, text.u)
     return verdict.result()

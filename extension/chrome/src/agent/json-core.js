@@ -260,12 +260,14 @@ export function readNumber(u, i, end) {
 // Recovery without restarts: an object that closes inside a brace that never closes is
 // promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
 // feed inside a string abandons every open brace. Objects nested in a closed object are
-// never candidates.
-export function scanObjects(u, start, end) {
+// never candidates. If `strings` is an array, every closed string literal seen inside braces
+// is pushed to it as a [start, end] range.
+export function scanObjects(u, start, end, strings = null) {
   const found = [];
   const frames = []; // [open index, closed children]
   let inString = false;
   let escaped = false;
+  let stringStart = 0;
 
   function abandonOpenFrames() {
     for (const frame of frames) for (const child of frame[1]) found.push(child);
@@ -284,6 +286,7 @@ export function scanObjects(u, start, end) {
         escaped = true;
       } else if (c === QUOTE) {
         inString = false;
+        if (strings !== null) strings.push([stringStart, i + 1]);
       }
       continue;
     }
@@ -295,10 +298,29 @@ export function scanObjects(u, start, end) {
     } else if (c === QUOTE && frames.length > 0) {
       inString = true;
       escaped = false;
+      stringStart = i;
     }
   }
   abandonOpenFrames();
   return found;
+}
+
+// 1 at every unit inside a string literal of a balanced object of u, else 0.
+// A tag, <think> or XML marker written inside a JSON string value is part of that value, not
+// markup, so the parser's marker searches skip these units. Linear: the scanner reports
+// strings and objects in document order.
+export function quotedMask(u) {
+  const strings = [];
+  const objects = scanObjects(u, 0, u.length, strings);
+  const mask = new Uint8Array(u.length);
+  let k = 0;
+  for (const [stringStart, stringEnd] of strings) {
+    while (k < objects.length && objects[k][1] <= stringStart) k += 1;
+    if (k < objects.length && objects[k][0] < stringStart && stringEnd <= objects[k][1]) {
+      for (let i = stringStart + 1; i < stringEnd - 1; i += 1) mask[i] = 1;
+    }
+  }
+  return mask;
 }
 
 // ---------------------------------------------------------------- canonical form (RFC 8785)

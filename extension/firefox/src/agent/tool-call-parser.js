@@ -6,7 +6,7 @@
 // Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
-import { JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+import { JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
 
@@ -81,6 +81,10 @@ function errorVerdict(code) {
 
 // ---------------------------------------------------------------- call objects
 
+function stringOrNull(value) {
+  return typeof value === "string" ? value : null;
+}
+
 // Validate a decoded JSON value as one call; returns [name, arguments] or throws Rejected.
 function callFromValue(value, allowed) {
   if (!isObject(value)) throw new Rejected("not-a-call");
@@ -88,12 +92,12 @@ function callFromValue(value, allowed) {
     if (Object.keys(value).some((key) => !OPENAI_KEYS.includes(key))) throw new Rejected("unknown-key");
     const fn = value["function"];
     if (value["type"] !== "function" || !isObject(fn)) throw new Rejected("not-a-call");
-    if (Object.keys(fn).some((key) => !OPENAI_FUNCTION_KEYS.includes(key))) throw new Rejected("unknown-key");
+    if (Object.keys(fn).some((key) => !OPENAI_FUNCTION_KEYS.includes(key))) throw new Rejected("unknown-key", stringOrNull(hasKey(fn, "name") ? fn["name"] : null));
     value = fn;
   } else if (!hasKey(value, "name")) {
     throw new Rejected("not-a-call");
   } else if (Object.keys(value).some((key) => !PLAIN_KEYS.includes(key))) {
-    throw new Rejected("unknown-key", typeof value["name"] === "string" ? value["name"] : null);
+    throw new Rejected("unknown-key", stringOrNull(value["name"]));
   }
   const name = hasKey(value, "name") ? value["name"] : null;
   if (typeof name !== "string" || name === "") throw new Rejected("bad-name");
@@ -145,7 +149,7 @@ function callsFromJson(verdict, u, start, end, fmt) {
   const refused = outcomes.some((outcome) => outcome[1] !== null);
   for (const [call, error, itemStart, itemEnd] of outcomes) {
     if (error) verdict.reject(error.reason, fmt, itemStart, itemEnd, error.name);
-    else if (refused) verdict.reject("array-sibling-rejected", fmt, itemStart, itemEnd, call[0]);
+    else if (refused) verdict.reject("sibling-rejected", fmt, itemStart, itemEnd, call[0]);
     else verdict.accept(call[0], call[1], fmt, itemStart, itemEnd);
   }
 }
@@ -179,43 +183,85 @@ function callSyntaxName(u, i, end) {
 function callSyntax(u, start, end, allowed) {
   const nameStart = start + CALL_PREFIX.length;
   const nameEnd = nameStart + callSyntaxName(u, nameStart, end);
-  if (nameEnd === nameStart || nameEnd >= end || u.charCodeAt(nameEnd) !== LBRACE) throw new Rejected("invalid-call-syntax");
+  if (nameEnd === nameStart) throw new Rejected("invalid-call-syntax");
+  if (nameEnd >= end || u.charCodeAt(nameEnd) !== LBRACE) throw new Rejected("invalid-call-syntax", u.slice(nameStart, nameEnd));
   const name = u.slice(nameStart, nameEnd);
   if (!allowed.has(name)) throw new Rejected("not-allowed", name);
-  const [args, after] = readValue(u, nameEnd, end, 1);
+  let args, after;
+  try {
+    [args, after] = readValue(u, nameEnd, end, 1);
+  } catch (error) {
+    if (!(error instanceof JsonReject)) throw error;
+    throw new Rejected(error.reason, name);
+  }
   if (skipWs(u, after, end) !== end) throw new Rejected("invalid-call-syntax", name);
   return [name, args];
 }
 
-// ---------------------------------------------------------------- masking
+// ---------------------------------------------------------------- the text being parsed
 
-// Overwrite chars[start:end] with `fill`, keeping line feeds so line structure survives.
-function blank(chars, start, end, fill) {
-  for (let k = start; k < end; k += 1) {
-    if (chars[k] !== "\n") chars[k] = fill;
+// The response under parse: its raw units, a working copy that each pass blanks where it has
+// claimed a region, and which units are quoted data.
+// Quoted units lie inside a string literal of a balanced JSON object. A marker there (<think>,
+// a tag, <function=...>) is part of a value, not markup, so `find` skips it; this keeps a
+// call's arguments byte for byte what the model wrote.
+class Text {
+  constructor(raw) {
+    this.raw = raw;
+    this.quoted = quotedMask(raw);
+    this.chars = raw.split("");
+    this.u = raw;
+  }
+
+  // Overwrite [start, end) with `fill`, keeping line feeds so lines survive.
+  blank(start, end, fill) {
+    for (let k = start; k < end; k += 1) {
+      if (this.chars[k] !== "\n") this.chars[k] = fill;
+    }
+  }
+
+  // Make the blanking done so far visible to the next pass.
+  commit() {
+    this.u = this.chars.join("");
+  }
+
+  // Next occurrence of `word` at or after `start` that does not begin in quoted data.
+  find(word, start, end = null) {
+    const limit = end === null ? this.u.length : end;
+    let i = findIn(this.u, word, start, limit);
+    while (i !== -1 && this.quoted[i]) i = findIn(this.u, word, i + 1, limit);
+    return i;
   }
 }
 
 // Blank reasoning: <think>...</think>, an unterminated <think>, and text before a </think>
 // that has no opener (templates that put <think> in the prompt).
-function maskThink(u) {
-  const chars = u.split("");
-  const firstClose = u.indexOf(THINK_CLOSE);
-  const firstOpen = u.indexOf(THINK_OPEN);
+function maskThink(text) {
+  const firstClose = text.find(THINK_CLOSE, 0);
+  const firstOpen = text.find(THINK_OPEN, 0);
   let i = 0;
   if (firstClose !== -1 && (firstOpen === -1 || firstClose < firstOpen)) {
-    blank(chars, 0, firstClose + THINK_CLOSE.length, " ");
     i = firstClose + THINK_CLOSE.length;
+    text.blank(0, i, " ");
   }
   for (;;) {
-    const opened = u.indexOf(THINK_OPEN, i);
+    const opened = text.find(THINK_OPEN, i);
     if (opened === -1) break;
-    const closed = u.indexOf(THINK_CLOSE, opened + THINK_OPEN.length);
-    const stop = closed === -1 ? u.length : closed + THINK_CLOSE.length;
-    blank(chars, opened, stop, " ");
-    i = stop;
+    const closed = text.find(THINK_CLOSE, opened + THINK_OPEN.length);
+    i = closed === -1 ? text.u.length : closed + THINK_CLOSE.length;
+    text.blank(opened, i, " ");
   }
-  return chars.join("");
+  text.commit();
+}
+
+// Lower-case ASCII letters only: str.lower and toLowerCase disagree beyond ASCII.
+function asciiLower(word) {
+  let out = "";
+  for (let k = 0; k < word.length; k += 1) {
+    const c = word.charCodeAt(k);
+    out += c >= 0x41 && c <= 0x5a ? String.fromCharCode(c + 32) : word[k];
+  }
+  return out;
 }
 
 // Closed ``` fences as [open line start, content start, content end, close line end, info].
@@ -230,7 +276,7 @@ function findFences(u) {
     const last = skipWsBack(u, first, lineEnd);
     if (startsAt(u, FENCE, first, last)) {
       if (opener === null) {
-        const info = u.slice(skipWs(u, first + 3, last), last);
+        const info = asciiLower(u.slice(skipWs(u, first + 3, last), last));
         opener = [lineStart, Math.min(lineEnd + 1, u.length), info];
       } else if (last - first === 3) {
         fences.push([opener[0], opener[1], lineStart, lineEnd, opener[2]]);
@@ -240,6 +286,10 @@ function findFences(u) {
     lineStart = lineEnd + 1;
   }
   return fences;
+}
+
+function isJsonFence(info) {
+  return info === "json" || info === "";
 }
 
 // ---------------------------------------------------------------- passes
@@ -261,13 +311,13 @@ function wholeResponseArray(verdict, u) {
 
 // <tool_call>, <|tool_call|> and <functioncall> regions. An opener whose closer comes after
 // another opener of the same kind, or never comes, is refused as unclosed.
-function taggedPass(verdict, u, chars) {
+function taggedPass(verdict, text) {
   const positions = [];
   TAGS.forEach(([opener], kind) => {
-    let i = u.indexOf(opener);
+    let i = text.find(opener, 0);
     while (i !== -1) {
       positions.push([i, kind]);
-      i = u.indexOf(opener, i + opener.length);
+      i = text.find(opener, i + opener.length);
     }
   });
   positions.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -283,59 +333,74 @@ function taggedPass(verdict, u, chars) {
     if (i < claimedUntil) return;
     const [opener, closer] = TAGS[kind];
     const bodyStart = i + opener.length;
-    if (nextClose[kind] !== -1 && nextClose[kind] < bodyStart) nextClose[kind] = u.indexOf(closer, bodyStart);
+    if (nextClose[kind] !== -1 && nextClose[kind] < bodyStart) nextClose[kind] = text.find(closer, bodyStart);
     const closeAt = nextClose[kind];
     if (closeAt === -1 || (nextSame[k] !== -1 && nextSame[k] < closeAt)) {
       verdict.reject("unclosed-tag", "tagged", i, bodyStart);
-      blank(chars, i, bodyStart, FILLER);
+      text.blank(i, bodyStart, FILLER);
       return;
     }
-    taggedBody(verdict, u, i, bodyStart, closeAt, closeAt + closer.length);
     claimedUntil = closeAt + closer.length;
-    blank(chars, i, claimedUntil, FILLER);
+    taggedBody(verdict, text, i, bodyStart, closeAt, claimedUntil);
+    text.blank(i, claimedUntil, FILLER);
   });
+  text.commit();
 }
 
-function taggedBody(verdict, u, tagStart, bodyStart, bodyEnd, tagEnd) {
+function startsWithFunction(u, i, end) {
+  return FUNCTION_OPENERS.some((opener) => startsAt(u, opener, i, end));
+}
+
+function taggedBody(verdict, text, tagStart, bodyStart, bodyEnd, tagEnd) {
+  const u = text.u;
   const start = skipWs(u, bodyStart, bodyEnd);
   const end = skipWsBack(u, start, bodyEnd);
   if (start === end) {
     verdict.reject("empty-tag", "tagged", tagStart, tagEnd);
   } else if (startsAt(u, CALL_PREFIX, start, end)) {
     verdict.take("tagged-call", start, end, () => callSyntax(u, start, end, verdict.allowed));
-  } else if (startsAt(u, "<function", start, end)) {
-    xmlSequence(verdict, u, start, end);
+  } else if (startsWithFunction(u, start, end)) {
+    xmlSequence(verdict, text, start, end);
   } else if (u.charCodeAt(start) === LBRACE || u.charCodeAt(start) === LBRACKET) {
     callsFromJson(verdict, u, start, end, "tagged");
   } else {
-    verdict.reject("invalid-json", "tagged", tagStart, tagEnd);
+    verdict.reject("invalid-json", "tagged", start, end);
   }
 }
 
-// One or more <function ...>...</function> elements separated by whitespace.
-function xmlSequence(verdict, u, start, end) {
+// Function elements separated by whitespace, inside one tag: all run or none does.
+function xmlSequence(verdict, text, start, end) {
+  const outcomes = [];
   let i = start;
   while (i < end) {
-    const stop = xmlFunction(verdict, u, i, end);
-    if (stop === null) return;
-    i = skipWs(u, stop, end);
+    if (!startsWithFunction(text.u, i, end)) {
+      outcomes.push([null, new Rejected("xml-malformed"), i, end]);
+      break;
+    }
+    const closeAt = text.find(FUNCTION_CLOSE, i, end);
+    if (closeAt === -1) {
+      outcomes.push([null, new Rejected("unclosed-tag"), i, end]);
+      break;
+    }
+    const stop = closeAt + FUNCTION_CLOSE.length;
+    try {
+      outcomes.push([xmlCall(text, i, closeAt, verdict.allowed), null, i, stop]);
+    } catch (error) {
+      if (!(error instanceof Rejected)) throw error;
+      outcomes.push([null, error, i, stop]);
+    }
+    i = skipWs(text.u, stop, end);
   }
-}
-
-// Parse the function element at u[i]; files a call or rejection; returns its end or null.
-function xmlFunction(verdict, u, i, end) {
-  const closeAt = findIn(u, FUNCTION_CLOSE, i, end);
-  if (closeAt === -1) {
-    verdict.reject("unclosed-tag", "xml", i, end);
-    return null;
+  const refused = outcomes.some((outcome) => outcome[1] !== null);
+  for (const [call, error, itemStart, itemEnd] of outcomes) {
+    if (error) verdict.reject(error.reason, "xml", itemStart, itemEnd, error.name);
+    else if (refused) verdict.reject("sibling-rejected", "xml", itemStart, itemEnd, call[0]);
+    else verdict.accept(call[0], call[1], "xml", itemStart, itemEnd);
   }
-  const stop = closeAt + FUNCTION_CLOSE.length;
-  verdict.take("xml", i, stop, () => xmlCall(u, i, closeAt, verdict.allowed));
-  return stop;
 }
 
 // Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]; returns [name, index after '>'].
-function tagAttribute(u, i, end, openers) {
+function tagAttribute(u, i, end, openers, owner = null) {
   for (const opener of openers) {
     if (startsAt(u, opener, i, end)) {
       const quoted = opener.endsWith('"');
@@ -344,11 +409,11 @@ function tagAttribute(u, i, end, openers) {
       while (k < end && u[k] !== '"' && u[k] !== ">" && u[k] !== "<" && u[k] !== "\n") k += 1;
       const name = u.slice(nameStart, k);
       const tail = quoted ? '">' : ">";
-      if (name === "" || !startsAt(u, tail, k, end)) throw new Rejected("xml-malformed");
+      if (name === "" || !startsAt(u, tail, k, end)) throw new Rejected("xml-malformed", owner);
       return [name, k + tail.length];
     }
   }
-  throw new Rejected("xml-malformed");
+  throw new Rejected("xml-malformed", owner);
 }
 
 // Parameter values drop one leading and one trailing line break (LF or CRLF).
@@ -361,7 +426,10 @@ function stripOneNewline(u, start, end) {
 }
 
 // `<function=NAME>` + `<parameter=K>value</parameter>`*; values stay strings.
-function xmlCall(u, start, bodyEnd, allowed) {
+// Structure is read from the masked text, values from the raw text: a value may hold a
+// markdown fence or a <think> the model meant literally (a README, a prompt).
+function xmlCall(text, start, bodyEnd, allowed) {
+  const u = text.u;
   let [name, i] = tagAttribute(u, start, bodyEnd, FUNCTION_OPENERS);
   if (!isWellFormed(name)) throw new Rejected("lone-surrogate");
   if (!allowed.has(name)) throw new Rejected("not-allowed", name);
@@ -370,11 +438,11 @@ function xmlCall(u, start, bodyEnd, allowed) {
     i = skipWs(u, i, bodyEnd);
     if (i === bodyEnd) return [name, args];
     let key;
-    [key, i] = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS);
-    const valueEnd = findIn(u, PARAMETER_CLOSE, i, bodyEnd);
+    [key, i] = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS, name);
+    const valueEnd = text.find(PARAMETER_CLOSE, i, bodyEnd);
     if (valueEnd === -1) throw new Rejected("xml-malformed", name);
-    const [valueStart, valueStop] = stripOneNewline(u, i, valueEnd);
-    const value = u.slice(valueStart, valueStop);
+    const [valueStart, valueStop] = stripOneNewline(text.raw, i, valueEnd);
+    const value = text.raw.slice(valueStart, valueStop);
     if (!(isWellFormed(key) && isWellFormed(value))) throw new Rejected("lone-surrogate", name);
     if (hasKey(args, key)) throw new Rejected("duplicate-key", name);
     args[key] = value;
@@ -382,29 +450,36 @@ function xmlCall(u, start, bodyEnd, allowed) {
   }
 }
 
-// Function elements outside any tag.
-function xmlPass(verdict, u, chars) {
-  let i = u.indexOf("<function");
+// Function elements outside any tag. An opener with no closer is refused on its own.
+function xmlPass(verdict, text) {
+  let i = text.find("<function", 0);
   while (i !== -1) {
-    if (FUNCTION_OPENERS.some((opener) => u.startsWith(opener, i))) {
-      const stop = xmlFunction(verdict, u, i, u.length);
-      if (stop === null) {
-        blank(chars, i, u.length, FILLER);
-        return;
-      }
-      blank(chars, i, stop, FILLER);
-      i = u.indexOf("<function", stop);
-    } else {
-      i = u.indexOf("<function", i + 1);
+    const opener = FUNCTION_OPENERS.find((candidate) => text.u.startsWith(candidate, i));
+    if (opener === undefined) {
+      i = text.find("<function", i + 1);
+      continue;
     }
+    const closeAt = text.find(FUNCTION_CLOSE, i);
+    if (closeAt === -1) {
+      verdict.reject("unclosed-tag", "xml", i, i + opener.length);
+      text.blank(i, i + opener.length, FILLER);
+      i = text.find("<function", i + opener.length);
+      continue;
+    }
+    const stop = closeAt + FUNCTION_CLOSE.length;
+    const start = i;
+    verdict.take("xml", start, stop, () => xmlCall(text, start, closeAt, verdict.allowed));
+    text.blank(start, stop, FILLER);
+    i = text.find("<function", stop);
   }
+  text.commit();
 }
 
-// A json (or untagged) fence whose whole content is JSON is calls; other languages are quoted
-// code and are blanked so nothing inside them can run.
-function fencePass(verdict, u, chars, fences) {
-  for (const [openStart, contentStart, contentEnd, closeEnd, info] of fences) {
-    if (info !== "json" && info !== "") continue;
+// A json (or untagged) fence whose whole content is JSON is calls.
+function fencePass(verdict, text) {
+  const u = text.u;
+  for (const [openStart, contentStart, contentEnd, closeEnd, info] of findFences(u)) {
+    if (!isJsonFence(info)) continue;
     const start = skipWs(u, contentStart, contentEnd);
     const end = skipWsBack(u, start, contentEnd);
     if (start === end) continue;
@@ -415,8 +490,9 @@ function fencePass(verdict, u, chars, fences) {
       continue;
     }
     callsFromJson(verdict, u, start, end, "fenced");
-    blank(chars, openStart, closeEnd, FILLER);
+    text.blank(openStart, closeEnd, FILLER);
   }
+  text.commit();
 }
 
 // True when u[start:end] is the whole of its line(s): only JSON whitespace before it and only
@@ -485,24 +561,22 @@ function barePass(verdict, u) {
 
 // ---------------------------------------------------------------- entry points
 
-function parseChecked(text, allowed) {
-  if (typeof text !== "string") return errorVerdict("text-not-string");
+function parseChecked(raw, allowed) {
+  if (typeof raw !== "string") return errorVerdict("text-not-string");
   if (!Array.isArray(allowed) || !allowed.every((name) => typeof name === "string")) return errorVerdict("allowed-not-list");
-  if (text.length > MAX_TEXT_UNITS) return errorVerdict("too-long");
+  if (raw.length > MAX_TEXT_UNITS) return errorVerdict("too-long");
   const verdict = new Verdict(new Set(allowed));
-  let u = maskThink(text);
-  if (wholeResponseArray(verdict, u)) return verdict.result();
-  const chars = u.split("");
-  for (const [openStart, , , closeEnd, info] of findFences(u)) {
-    if (info !== "json" && info !== "") blank(chars, openStart, closeEnd, FILLER);
+  const text = new Text(raw);
+  maskThink(text);
+  if (wholeResponseArray(verdict, text.u)) return verdict.result();
+  for (const [openStart, , , closeEnd, info] of findFences(text.u)) {
+    if (!isJsonFence(info)) text.blank(openStart, closeEnd, FILLER); // quoted code: nothing inside it runs
   }
-  u = chars.join("");
-  taggedPass(verdict, u, chars);
-  u = chars.join("");
-  xmlPass(verdict, u, chars);
-  u = chars.join("");
-  fencePass(verdict, u, chars, findFences(u));
-  barePass(verdict, chars.join(""));
+  text.commit();
+  taggedPass(verdict, text);
+  xmlPass(verdict, text);
+  fencePass(verdict, text);
+  barePass(verdict, text.u);
   return verdict.result();
 }
 
