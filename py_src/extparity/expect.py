@@ -1,0 +1,68 @@
+"""Does a verdict meet a case's expectation?
+
+Expectations are partial on purpose: a narration case asserts that nothing runs and why, not
+every span. Listed keys must match; a listed list must match in length and order; an item
+given as a bare string names the call (parse `calls`) or the reason (parse `rejected`), and an
+item given as an object must match on the keys it lists.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ITEM_KEY = {"calls": "name", "rejected": "reason"}
+
+
+def mismatches(fn: str, expect: dict, verdict_text: str) -> list[str]:
+    """Human-readable differences between `expect` and the canonical verdict (empty: it meets)."""
+    try:
+        verdict = json.loads(verdict_text)
+    except ValueError:
+        return ["verdict is not JSON"]
+    if not isinstance(verdict, dict):
+        return ["verdict is not an object"]
+    found = []
+    for key, wanted in expect.items():
+        actual = verdict.get(key)
+        if fn == "parse" and key in ITEM_KEY:
+            found.extend(_list_mismatches(key, wanted, actual))
+        elif not _same(wanted, actual):
+            found.append(f"{key}: expected {_show(wanted)}, got {_show(actual)}")
+    return found
+
+
+def _list_mismatches(key: str, wanted: list, actual: Any) -> list[str]:
+    if not isinstance(actual, list):
+        return [f"{key}: expected a list, got {_show(actual)}"]
+    if len(wanted) != len(actual):
+        summary = [item.get(ITEM_KEY[key]) if isinstance(item, dict) else item for item in actual]
+        return [f"{key}: expected {len(wanted)} ({_show(wanted)}), got {len(actual)} ({_show(summary)})"]
+    found = []
+    for index, (want, got) in enumerate(zip(wanted, actual)):
+        want = {ITEM_KEY[key]: want} if isinstance(want, str) else want
+        for field, value in want.items():
+            if not isinstance(got, dict) or not _same(value, got.get(field)):
+                shown = got.get(field) if isinstance(got, dict) else got
+                found.append(f"{key}[{index}].{field}: expected {_show(value)}, got {_show(shown)}")
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: types kept apart (true is not 1), numbers by value (1 equals 1.0)."""
+    return json.dumps(_normalize(a), sort_keys=True) == json.dumps(_normalize(b), sort_keys=True)
+
+
+def _normalize(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_normalize(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _normalize(item) for key, item in value.items()}
+    return value
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 160 else text[:157] + "..."

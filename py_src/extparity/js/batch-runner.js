@@ -1,0 +1,54 @@
+// Batch runner shared by every JS engine (QuickJS, Chromium page, Firefox probe).
+//
+// Why one piece of code: if each engine had its own loop, a difference in how cases are
+// dispatched, how throws are reported or how results are encoded could pass for a parser
+// divergence. Every engine evaluates exactly this text.
+//
+// Why ASCII-only JSON in and out: verdicts and inputs may hold lone surrogates, NUL and
+// U+2028. The Python<->QuickJS bridge cuts strings at NUL and rejects lone surrogates, and
+// HTTP bodies / CDP messages re-encode text as UTF-8 (which cannot carry lone surrogates).
+// JSON text whose every character is < 0x7f crosses all of them unchanged.
+//
+// This file is a single function expression. Engines use it as `const runBatch = <text>;`.
+//   entries:   {parse: function(text, allowed) -> string, repair: function(raw) -> string}
+//   casesJson: ASCII JSON text of [{id, fn, input, allowed?}, ...]
+//   returns:   ASCII JSON text of {id: {"verdict": string} | {"error": string}}
+(function runBatch(entries, casesJson) {
+  "use strict";
+  function describeThrown(e) {
+    try {
+      if (e !== null && typeof e === "object" && typeof e.message === "string") {
+        return String(e.name) + ": " + e.message;
+      }
+      return "thrown " + typeof e + ": " + String(e);
+    } catch (_) {
+      return "thrown value could not be converted to a string";
+    }
+  }
+  function asciiJson(value) {
+    // JSON.stringify already escapes controls, NUL and lone surrogates (ES2019); the
+    // replace escapes everything else >= 0x7f, one UTF-16 code unit at a time.
+    return JSON.stringify(value).replace(/[\u007f-\uffff]/g, function (ch) {
+      return "\\u" + ("0000" + ch.charCodeAt(0).toString(16)).slice(-4);
+    });
+  }
+  var cases = JSON.parse(casesJson);
+  var out = Object.create(null); // a case id "__proto__" must stay an ordinary key
+  for (var i = 0; i < cases.length; i++) {
+    var c = cases[i];
+    var result;
+    try {
+      var fn = Object.prototype.hasOwnProperty.call(entries, c.fn) ? entries[c.fn] : undefined;
+      if (typeof fn !== "function") throw new Error("no entry function for fn " + JSON.stringify(c.fn));
+      var verdict = c.fn === "parse" ? fn(c.input, c.allowed) : fn(c.input);
+      if (typeof verdict !== "string") {
+        throw new TypeError("entry for fn " + c.fn + " returned " + typeof verdict + ", not a string");
+      }
+      result = { verdict: verdict };
+    } catch (e) {
+      result = { error: describeThrown(e) };
+    }
+    out[c.id] = result;
+  }
+  return asciiJson(out);
+})

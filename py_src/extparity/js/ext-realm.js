@@ -1,0 +1,42 @@
+// Helpers for code running inside a real extension's origin (Chromium page, Firefox probe).
+//
+// Why fetch + digest: the hashes must describe the bytes the browser itself serves for the
+// modules it imports, not the files the harness thinks it shipped; a stale build, a packing
+// step or a browser that rewrote files would show up as a hash mismatch.
+//
+// Included textually (no import) so the code stays outside the extension's own modules.
+// `urlOf(path)` maps a tree-relative path to an absolute extension URL.
+
+async function extparityHashModules(urlOf, paths) {
+  const hashes = {};
+  for (const path of paths) {
+    const response = await fetch(urlOf(path));
+    if (!response.ok) throw new Error("fetch " + path + ": HTTP " + response.status);
+    const digest = await crypto.subtle.digest("SHA-256", await response.arrayBuffer());
+    hashes[path] = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  return hashes;
+}
+
+// Imports every configured module in order (as QuickJS evaluates them), then picks the
+// entry functions: {fn: {module, export}} -> {fn: function}.
+async function extparityLoadEntries(urlOf, modules, entries) {
+  const namespaces = {};
+  for (const path of modules) {
+    try {
+      namespaces[path] = await import(urlOf(path));
+    } catch (e) {
+      throw new Error("importing " + path + ": " + e);
+    }
+  }
+  const picked = {};
+  for (const fn of Object.keys(entries)) {
+    const entry = entries[fn];
+    const ns = namespaces[entry.module] ?? (await import(urlOf(entry.module)));
+    if (typeof ns[entry.export] !== "function") {
+      throw new Error(entry.module + " has no exported function " + entry.export);
+    }
+    picked[fn] = ns[entry.export];
+  }
+  return picked;
+}
