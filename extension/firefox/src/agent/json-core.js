@@ -342,7 +342,7 @@ function emit(value, out) {
   } else if (typeof value === "string") {
     emitString(value, out);
   } else if (typeof value === "number") {
-    out.push(String(value));
+    out.push(formatNumber(value));
   } else if (Array.isArray(value)) {
     out.push("[");
     value.forEach((item, k) => {
@@ -360,6 +360,83 @@ function emit(value, out) {
     });
     out.push("}");
   }
+}
+
+// ECMAScript Number::toString for a finite number, computed here rather than by the engine:
+// QuickJS-ng prints 17 digits where 16 round-trip (String(2 ** -24) gives
+// "5.9604644775390625e-8", V8 "5.960464477539063e-8"), and the contract is bytes.
+export function formatNumber(x) {
+  if (x === 0) return "0";
+  if (Number.isSafeInteger(x)) return String(x);
+  const [digits, n] = shortestDigits(Math.abs(x));
+  const k = digits.length;
+  let body;
+  if (k <= n && n <= 21) body = digits + "0".repeat(n - k);
+  else if (0 < n && n <= 21) body = digits.slice(0, n) + "." + digits.slice(n);
+  else if (-6 < n && n <= 0) body = "0." + "0".repeat(-n) + digits;
+  else {
+    const e = n - 1;
+    const head = k === 1 ? digits : digits[0] + "." + digits.slice(1);
+    body = head + "e" + (e >= 0 ? "+" : "-") + String(Math.abs(e));
+  }
+  return (x < 0 ? "-" : "") + body;
+}
+
+// The fewest decimal digits that read back as x (x > 0, finite), nearest to x, ties to even:
+// [digits, n] with x ~ 0.digits * 10^n. Exact BigInt arithmetic over x's rounding interval.
+function shortestDigits(x) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const high32 = view.getUint32(0);
+  const biased = (high32 >>> 20) & 0x7ff;
+  let f = (BigInt(high32 & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  let e = -1074;
+  if (biased !== 0) {
+    f += 1n << 52n;
+    e = biased - 1075;
+  }
+  const asymmetric = biased > 1 && f === 1n << 52n; // the gap below a power of two is half
+  const unit = e >= 0 ? 1n << BigInt(e) : 1n;
+  const den = 4n * (e >= 0 ? 1n : 1n << BigInt(-e));
+  const v = 4n * f * unit;
+  const high = v + 2n * unit;
+  const low = v - (asymmetric ? 1n : 2n) * unit;
+  const even = f % 2n === 0n;
+  let n = Math.floor(Math.log10(x)) + 1;
+  while (compareScaled(v, den, n) >= 0) n += 1; // ensure x < 10^n
+  while (compareScaled(v, den, n - 1) < 0) n -= 1; // ensure 10^(n-1) <= x
+  for (let k = 1; k <= 17; k += 1) {
+    const t = k - n;
+    const p = 10n ** BigInt(Math.abs(t));
+    const [a, b, lo, hi] = t >= 0 ? [v * p, den, low * p, high * p] : [v, den * p, low, high];
+    let best = null;
+    for (const d of [a / b, a / b + 1n]) {
+      const at = d * b;
+      const inside = (lo < at && at < hi) || (even && (at === lo || at === hi));
+      if (!inside) continue;
+      const distance = at > a ? at - a : a - at;
+      if (best === null || distance < best[1] || (distance === best[1] && d % 2n === 0n)) best = [d, distance];
+    }
+    if (best !== null) {
+      let digits = best[0].toString();
+      let point = n;
+      if (digits.length > k) {
+        digits = "1";
+        point += 1;
+      }
+      let end = digits.length;
+      while (end > 1 && digits[end - 1] === "0") end -= 1;
+      return [digits.slice(0, end), point];
+    }
+  }
+  throw new RangeError("no shortest form found");
+}
+
+// Sign of v / den - 10^n.
+function compareScaled(v, den, n) {
+  const left = n >= 0 ? v : v * 10n ** BigInt(-n);
+  const right = n >= 0 ? den * 10n ** BigInt(n) : den;
+  return left > right ? 1 : left < right ? -1 : 0;
 }
 
 const SHORT_ESCAPES = { 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\" };
