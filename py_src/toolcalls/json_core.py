@@ -271,8 +271,9 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
     Recovery without restarts: an object that closes inside a brace that never closes is
     promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
     feed inside a string abandons every open brace. Objects nested in a closed object are
-    never candidates. If `strings` is a list, every closed string literal seen inside braces
-    is appended to it as a (start, end) range.
+    never candidates. If `strings` is a list, every string literal begun inside braces is
+    appended to it as (start, end, closed): an unterminated one ends at the line feed or the
+    end of the text that cut it off.
     """
     found = []
     frames = []  # [open index, closed children]
@@ -289,6 +290,8 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
         c = ord(u[i])
         if in_string:
             if c == LF:
+                if strings is not None:
+                    strings.append((string_start, i, False))
                 abandon_open_frames()
                 in_string = False
             elif escaped:
@@ -298,7 +301,7 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
             elif c == QUOTE:
                 in_string = False
                 if strings is not None:
-                    strings.append((string_start, i + 1))
+                    strings.append((string_start, i + 1, True))
             continue
         if c == LBRACE:
             frames.append([i, []])
@@ -309,27 +312,35 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
             in_string = True
             escaped = False
             string_start = i
+    if in_string and strings is not None:
+        strings.append((string_start, end, False))
     abandon_open_frames()
     return found
 
 
-def quoted_mask(u: str) -> bytearray:
-    """1 at every unit inside a string literal of a balanced object of u, else 0.
+IN_STRING = 1  # inside any string literal begun within braces, even an unterminated one
+IN_VALUE = 2  # inside a closed string literal of a closed object: certainly a JSON value
 
-    A tag, <think> or XML marker written inside a JSON string value is part of that value, not
-    markup, so the parser's marker searches skip these units. Linear: the scanner reports
-    strings and objects in document order.
+
+def quoted_mask(u: str) -> bytearray:
+    """Per unit: 0 outside string literals, IN_STRING or IN_VALUE inside them.
+
+    A marker written inside a JSON string is part of a value, not markup. Markers that could
+    make something run (tags, XML) are ignored at IN_STRING and above; <think>, which stops
+    things running, is ignored only at IN_VALUE, so a stray quote can never unmask reasoning.
+    Linear: the scanner reports strings and objects in document order.
     """
     strings = []
     objects = scan_objects(u, 0, len(u), strings)
     mask = bytearray(len(u))
     k = 0
-    for string_start, string_end in strings:
+    for string_start, string_end, closed in strings:
         while k < len(objects) and objects[k][1] <= string_start:
             k += 1
-        if k < len(objects) and objects[k][0] < string_start and string_end <= objects[k][1]:
-            for i in range(string_start + 1, string_end - 1):
-                mask[i] = 1
+        in_object = k < len(objects) and objects[k][0] < string_start and string_end <= objects[k][1]
+        level = IN_VALUE if closed and in_object else IN_STRING
+        for i in range(string_start + 1, string_end - 1 if closed else string_end):
+            mask[i] = level
     return mask
 
 

@@ -204,7 +204,7 @@ class Text:
     """The response under parse: its raw units, a working copy that each pass blanks where it
     has claimed a region, and which units are quoted data.
 
-    Quoted units lie inside a string literal of a balanced JSON object. A marker there
+    Quoted units lie inside a JSON string literal (see json_core.quoted_mask). A marker there
     (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
     keeps a call's arguments byte for byte what the model wrote.
     """
@@ -225,11 +225,12 @@ class Text:
         """Make the blanking done so far visible to the next pass."""
         self.u = "".join(self.chars)
 
-    def find(self, word, start, end=None):
-        """Next occurrence of `word` at or after `start` that does not begin in quoted data."""
+    def find(self, word, start, end=None, quoted_from=jc.IN_STRING):
+        """Next occurrence of `word` at or after `start` that does not begin in quoted data
+        (units whose quoted level is `quoted_from` or more)."""
         end = len(self.u) if end is None else end
         i = self.u.find(word, start, end)
-        while i != -1 and self.quoted[i]:
+        while i != -1 and self.quoted[i] >= quoted_from:
             i = self.u.find(word, i + 1, end)
         return i
 
@@ -237,17 +238,17 @@ class Text:
 def mask_think(text):
     """Blank reasoning: <think>...</think>, an unterminated <think>, and text before a
     </think> that has no opener (templates that put <think> in the prompt)."""
-    first_close = text.find(THINK_CLOSE, 0)
-    first_open = text.find(THINK_OPEN, 0)
+    first_close = text.find(THINK_CLOSE, 0, quoted_from=jc.IN_VALUE)
+    first_open = text.find(THINK_OPEN, 0, quoted_from=jc.IN_VALUE)
     i = 0
     if first_close != -1 and (first_open == -1 or first_close < first_open):
         i = first_close + len(THINK_CLOSE)
         text.blank(0, i, " ")
     while True:
-        opened = text.find(THINK_OPEN, i)
+        opened = text.find(THINK_OPEN, i, quoted_from=jc.IN_VALUE)
         if opened == -1:
             break
-        closed = text.find(THINK_CLOSE, opened + len(THINK_OPEN))
+        closed = text.find(THINK_CLOSE, opened + len(THINK_OPEN), quoted_from=jc.IN_VALUE)
         i = len(text.u) if closed == -1 else closed + len(THINK_CLOSE)
         text.blank(opened, i, " ")
     text.commit()
@@ -301,37 +302,46 @@ def whole_response_array(verdict, u):
     return True
 
 
-def tagged_pass(verdict, text):
-    """<tool_call>, <|tool_call|> and <functioncall> regions. An opener whose closer comes after
-    another opener of the same kind, or never comes, is refused as unclosed."""
+def explicit_pass(verdict, text):
+    """Tags (<tool_call>, <|tool_call|>, <functioncall>) and bare XML function elements, in
+    document order: whichever opens first claims its region, and markers inside a claimed
+    region are its content (an XML value may quote a tag, a tag may hold XML). An opener whose
+    closer never comes, or comes after another opener of its kind, is refused on its own."""
+    kinds = [*TAGS, *((opener, FUNCTION_CLOSE) for opener in FUNCTION_OPENERS)]
     positions = []
-    for kind, (opener, _) in enumerate(TAGS):
+    for kind, (opener, _) in enumerate(kinds):
         i = text.find(opener, 0)
         while i != -1:
             positions.append((i, kind))
             i = text.find(opener, i + len(opener))
     positions.sort()
-    next_same = [-1] * len(positions)  # where the next opener of the same kind starts
-    last_seen = [-1] * len(TAGS)
+    next_same = [-1] * len(positions)  # where the next opener of the same closer starts
+    last_seen = {}
     for k in range(len(positions) - 1, -1, -1):
-        next_same[k] = last_seen[positions[k][1]]
-        last_seen[positions[k][1]] = positions[k][0]
-    next_close = [0] * len(TAGS)  # memo: searches move forward only, so the pass stays linear
+        closer = kinds[positions[k][1]][1]
+        next_same[k] = last_seen.get(closer, -1)
+        last_seen[closer] = positions[k][0]
+    next_close = {}  # memo per closer: searches move forward only, so the pass stays linear
     claimed_until = 0
     for k, (i, kind) in enumerate(positions):
         if i < claimed_until:
             continue
-        opener, closer = TAGS[kind]
+        opener, closer = kinds[kind]
         body_start = i + len(opener)
-        if next_close[kind] != -1 and next_close[kind] < body_start:
-            next_close[kind] = text.find(closer, body_start)
-        close_at = next_close[kind]
-        if close_at == -1 or (next_same[k] != -1 and next_same[k] < close_at):
-            verdict.reject("unclosed-tag", "tagged", i, body_start)
+        if next_close.get(closer, 0) != -1 and next_close.get(closer, 0) < body_start:
+            next_close[closer] = text.find(closer, body_start)
+        close_at = next_close[closer]
+        is_tag = kind < len(TAGS)
+        fmt = "tagged" if is_tag else "xml"
+        if close_at == -1 or (is_tag and next_same[k] != -1 and next_same[k] < close_at):
+            verdict.reject("unclosed-tag", fmt, i, body_start)
             text.blank(i, body_start, FILLER)
             continue
         claimed_until = close_at + len(closer)
-        tagged_body(verdict, text, i, body_start, close_at, claimed_until)
+        if is_tag:
+            tagged_body(verdict, text, i, body_start, close_at, claimed_until)
+        else:
+            verdict.take("xml", i, claimed_until, lambda: xml_call(text, i, close_at, verdict.allowed))
         text.blank(i, claimed_until, FILLER)
     text.commit()
 
@@ -444,27 +454,6 @@ def xml_call(text, start, body_end, allowed):
         i = value_end + len(PARAMETER_CLOSE)
 
 
-def xml_pass(verdict, text):
-    """Function elements outside any tag. An opener with no closer is refused on its own."""
-    i = text.find("<function", 0)
-    while i != -1:
-        opener = next((o for o in FUNCTION_OPENERS if text.u.startswith(o, i)), None)
-        if opener is None:
-            i = text.find("<function", i + 1)
-            continue
-        close_at = text.find(FUNCTION_CLOSE, i)
-        if close_at == -1:
-            verdict.reject("unclosed-tag", "xml", i, i + len(opener))
-            text.blank(i, i + len(opener), FILLER)
-            i = text.find("<function", i + len(opener))
-            continue
-        stop = close_at + len(FUNCTION_CLOSE)
-        verdict.take("xml", i, stop, lambda: xml_call(text, i, close_at, verdict.allowed))
-        text.blank(i, stop, FILLER)
-        i = text.find("<function", stop)
-    text.commit()
-
-
 def fence_pass(verdict, text):
     """A json (or untagged) fence whose whole content is JSON is calls."""
     u = text.u
@@ -565,8 +554,7 @@ def parse_units(text_units, allowed_units):
         if not is_json_fence(info):
             text.blank(open_start, close_end, FILLER)  # quoted code: nothing inside it runs
     text.commit()
-    tagged_pass(verdict, text)
-    xml_pass(verdict, text)
+    explicit_pass(verdict, text)
     fence_pass(verdict, text)
     bare_pass(verdict, text.u)
     return verdict.result()

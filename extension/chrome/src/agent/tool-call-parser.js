@@ -6,7 +6,7 @@
 // Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
-import { JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+import { IN_STRING, IN_VALUE, JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
 
@@ -202,9 +202,9 @@ function callSyntax(u, start, end, allowed) {
 
 // The response under parse: its raw units, a working copy that each pass blanks where it has
 // claimed a region, and which units are quoted data.
-// Quoted units lie inside a string literal of a balanced JSON object. A marker there (<think>,
-// a tag, <function=...>) is part of a value, not markup, so `find` skips it; this keeps a
-// call's arguments byte for byte what the model wrote.
+// Quoted units lie inside a JSON string literal (see quotedMask in json-core.js). A marker there
+// (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
+// keeps a call's arguments byte for byte what the model wrote.
 class Text {
   constructor(raw) {
     this.raw = raw;
@@ -225,11 +225,12 @@ class Text {
     this.u = this.chars.join("");
   }
 
-  // Next occurrence of `word` at or after `start` that does not begin in quoted data.
-  find(word, start, end = null) {
+  // Next occurrence of `word` at or after `start` that does not begin in quoted data (units
+  // whose quoted level is `quotedFrom` or more).
+  find(word, start, end = null, quotedFrom = IN_STRING) {
     const limit = end === null ? this.u.length : end;
     let i = findIn(this.u, word, start, limit);
-    while (i !== -1 && this.quoted[i]) i = findIn(this.u, word, i + 1, limit);
+    while (i !== -1 && this.quoted[i] >= quotedFrom) i = findIn(this.u, word, i + 1, limit);
     return i;
   }
 }
@@ -237,17 +238,17 @@ class Text {
 // Blank reasoning: <think>...</think>, an unterminated <think>, and text before a </think>
 // that has no opener (templates that put <think> in the prompt).
 function maskThink(text) {
-  const firstClose = text.find(THINK_CLOSE, 0);
-  const firstOpen = text.find(THINK_OPEN, 0);
+  const firstClose = text.find(THINK_CLOSE, 0, null, IN_VALUE);
+  const firstOpen = text.find(THINK_OPEN, 0, null, IN_VALUE);
   let i = 0;
   if (firstClose !== -1 && (firstOpen === -1 || firstClose < firstOpen)) {
     i = firstClose + THINK_CLOSE.length;
     text.blank(0, i, " ");
   }
   for (;;) {
-    const opened = text.find(THINK_OPEN, i);
+    const opened = text.find(THINK_OPEN, i, null, IN_VALUE);
     if (opened === -1) break;
-    const closed = text.find(THINK_CLOSE, opened + THINK_OPEN.length);
+    const closed = text.find(THINK_CLOSE, opened + THINK_OPEN.length, null, IN_VALUE);
     i = closed === -1 ? text.u.length : closed + THINK_CLOSE.length;
     text.blank(opened, i, " ");
   }
@@ -309,11 +310,14 @@ function wholeResponseArray(verdict, u) {
   return true;
 }
 
-// <tool_call>, <|tool_call|> and <functioncall> regions. An opener whose closer comes after
-// another opener of the same kind, or never comes, is refused as unclosed.
-function taggedPass(verdict, text) {
+// Tags (<tool_call>, <|tool_call|>, <functioncall>) and bare XML function elements, in document
+// order: whichever opens first claims its region, and markers inside a claimed region are its
+// content (an XML value may quote a tag, a tag may hold XML). An opener whose closer never
+// comes, or comes after another opener of its kind, is refused on its own.
+function explicitPass(verdict, text) {
+  const kinds = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
   const positions = [];
-  TAGS.forEach(([opener], kind) => {
+  kinds.forEach(([opener], kind) => {
     let i = text.find(opener, 0);
     while (i !== -1) {
       positions.push([i, kind]);
@@ -321,27 +325,32 @@ function taggedPass(verdict, text) {
     }
   });
   positions.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const nextSame = new Array(positions.length).fill(-1); // where the next opener of the same kind starts
-  const lastSeen = new Array(TAGS.length).fill(-1);
+  const nextSame = new Array(positions.length).fill(-1); // where the next opener of the same closer starts
+  const lastSeen = new Map();
   for (let k = positions.length - 1; k >= 0; k -= 1) {
-    nextSame[k] = lastSeen[positions[k][1]];
-    lastSeen[positions[k][1]] = positions[k][0];
+    const closer = kinds[positions[k][1]][1];
+    nextSame[k] = lastSeen.has(closer) ? lastSeen.get(closer) : -1;
+    lastSeen.set(closer, positions[k][0]);
   }
-  const nextClose = new Array(TAGS.length).fill(0); // memo: searches move forward only, so the pass stays linear
+  const nextClose = new Map(); // memo per closer: searches move forward only, so the pass stays linear
   let claimedUntil = 0;
   positions.forEach(([i, kind], k) => {
     if (i < claimedUntil) return;
-    const [opener, closer] = TAGS[kind];
+    const [opener, closer] = kinds[kind];
     const bodyStart = i + opener.length;
-    if (nextClose[kind] !== -1 && nextClose[kind] < bodyStart) nextClose[kind] = text.find(closer, bodyStart);
-    const closeAt = nextClose[kind];
-    if (closeAt === -1 || (nextSame[k] !== -1 && nextSame[k] < closeAt)) {
-      verdict.reject("unclosed-tag", "tagged", i, bodyStart);
+    const memo = nextClose.has(closer) ? nextClose.get(closer) : 0;
+    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart));
+    const closeAt = nextClose.get(closer);
+    const isTag = kind < TAGS.length;
+    const fmt = isTag ? "tagged" : "xml";
+    if (closeAt === -1 || (isTag && nextSame[k] !== -1 && nextSame[k] < closeAt)) {
+      verdict.reject("unclosed-tag", fmt, i, bodyStart);
       text.blank(i, bodyStart, FILLER);
       return;
     }
     claimedUntil = closeAt + closer.length;
-    taggedBody(verdict, text, i, bodyStart, closeAt, claimedUntil);
+    if (isTag) taggedBody(verdict, text, i, bodyStart, closeAt, claimedUntil);
+    else verdict.take("xml", i, claimedUntil, () => xmlCall(text, i, closeAt, verdict.allowed));
     text.blank(i, claimedUntil, FILLER);
   });
   text.commit();
@@ -450,31 +459,6 @@ function xmlCall(text, start, bodyEnd, allowed) {
   }
 }
 
-// Function elements outside any tag. An opener with no closer is refused on its own.
-function xmlPass(verdict, text) {
-  let i = text.find("<function", 0);
-  while (i !== -1) {
-    const opener = FUNCTION_OPENERS.find((candidate) => text.u.startsWith(candidate, i));
-    if (opener === undefined) {
-      i = text.find("<function", i + 1);
-      continue;
-    }
-    const closeAt = text.find(FUNCTION_CLOSE, i);
-    if (closeAt === -1) {
-      verdict.reject("unclosed-tag", "xml", i, i + opener.length);
-      text.blank(i, i + opener.length, FILLER);
-      i = text.find("<function", i + opener.length);
-      continue;
-    }
-    const stop = closeAt + FUNCTION_CLOSE.length;
-    const start = i;
-    verdict.take("xml", start, stop, () => xmlCall(text, start, closeAt, verdict.allowed));
-    text.blank(start, stop, FILLER);
-    i = text.find("<function", stop);
-  }
-  text.commit();
-}
-
 // A json (or untagged) fence whose whole content is JSON is calls.
 function fencePass(verdict, text) {
   const u = text.u;
@@ -573,8 +557,7 @@ function parseChecked(raw, allowed) {
     if (!isJsonFence(info)) text.blank(openStart, closeEnd, FILLER); // quoted code: nothing inside it runs
   }
   text.commit();
-  taggedPass(verdict, text);
-  xmlPass(verdict, text);
+  explicitPass(verdict, text);
   fencePass(verdict, text);
   barePass(verdict, text.u);
   return verdict.result();

@@ -260,8 +260,9 @@ export function readNumber(u, i, end) {
 // Recovery without restarts: an object that closes inside a brace that never closes is
 // promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
 // feed inside a string abandons every open brace. Objects nested in a closed object are
-// never candidates. If `strings` is an array, every closed string literal seen inside braces
-// is pushed to it as a [start, end] range.
+// never candidates. If `strings` is an array, every string literal begun inside braces is
+// pushed to it as [start, end, closed]: an unterminated one ends at the line feed or the end
+// of the text that cut it off.
 export function scanObjects(u, start, end, strings = null) {
   const found = [];
   const frames = []; // [open index, closed children]
@@ -278,6 +279,7 @@ export function scanObjects(u, start, end, strings = null) {
     const c = u.charCodeAt(i);
     if (inString) {
       if (c === LF) {
+        if (strings !== null) strings.push([stringStart, i, false]);
         abandonOpenFrames();
         inString = false;
       } else if (escaped) {
@@ -286,7 +288,7 @@ export function scanObjects(u, start, end, strings = null) {
         escaped = true;
       } else if (c === QUOTE) {
         inString = false;
-        if (strings !== null) strings.push([stringStart, i + 1]);
+        if (strings !== null) strings.push([stringStart, i + 1, true]);
       }
       continue;
     }
@@ -301,24 +303,30 @@ export function scanObjects(u, start, end, strings = null) {
       stringStart = i;
     }
   }
+  if (inString && strings !== null) strings.push([stringStart, end, false]);
   abandonOpenFrames();
   return found;
 }
 
-// 1 at every unit inside a string literal of a balanced object of u, else 0.
-// A tag, <think> or XML marker written inside a JSON string value is part of that value, not
-// markup, so the parser's marker searches skip these units. Linear: the scanner reports
-// strings and objects in document order.
+export const IN_STRING = 1; // inside any string literal begun within braces, even an unterminated one
+export const IN_VALUE = 2; // inside a closed string literal of a closed object: certainly a JSON value
+
+// Per unit: 0 outside string literals, IN_STRING or IN_VALUE inside them.
+// A marker written inside a JSON string is part of a value, not markup. Markers that could
+// make something run (tags, XML) are ignored at IN_STRING and above; <think>, which stops
+// things running, is ignored only at IN_VALUE, so a stray quote can never unmask reasoning.
+// Linear: the scanner reports strings and objects in document order.
 export function quotedMask(u) {
   const strings = [];
   const objects = scanObjects(u, 0, u.length, strings);
   const mask = new Uint8Array(u.length);
   let k = 0;
-  for (const [stringStart, stringEnd] of strings) {
+  for (const [stringStart, stringEnd, closed] of strings) {
     while (k < objects.length && objects[k][1] <= stringStart) k += 1;
-    if (k < objects.length && objects[k][0] < stringStart && stringEnd <= objects[k][1]) {
-      for (let i = stringStart + 1; i < stringEnd - 1; i += 1) mask[i] = 1;
-    }
+    const inObject = k < objects.length && objects[k][0] < stringStart && stringEnd <= objects[k][1];
+    const level = closed && inObject ? IN_VALUE : IN_STRING;
+    const stop = closed ? stringEnd - 1 : stringEnd;
+    for (let i = stringStart + 1; i < stop; i += 1) mask[i] = level;
   }
   return mask;
 }
