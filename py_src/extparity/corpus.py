@@ -71,11 +71,20 @@ def _display(path: Path, base: Path) -> str:
         return path.as_posix()
 
 
-def corpus_files(root: Path) -> list[tuple[Path, Path]]:
-    """(file, corpus root) pairs: every *.jsonl below a directory, or a single file."""
-    if root.is_dir():
-        return [(path, root) for path in sorted(root.rglob("*.jsonl"))]
-    return [(root, root.parent)]
+def corpus_root(path: Path) -> Path:
+    """The folder a corpus path belongs to: itself for a folder; for a single file, the
+    nearest folder above it holding the tag registry (so `parse/bare.jsonl` keeps its group)."""
+    if path.is_dir():
+        return path
+    for folder in path.resolve().parents:
+        if (folder / TAGS_FILE).is_file():
+            return folder
+    return path.parent
+
+
+def corpus_files(root: Path) -> list[Path]:
+    """Every *.jsonl below a folder, or the single file given."""
+    return sorted(root.rglob("*.jsonl")) if root.is_dir() else [root]
 
 
 def load_corpus(paths, base: Path | None = None) -> Corpus:
@@ -87,12 +96,12 @@ def load_corpus(paths, base: Path | None = None) -> Corpus:
         if not root.exists():
             corpus.problems.append(Problem(_display(root, base), 0, "", "corpus path does not exist"))
             continue
-        tag_root = root if root.is_dir() else root.parent
-        _load_tags(tag_root / TAGS_FILE, corpus, base)
-        for path, corpus_root in corpus_files(root):
+        folder = corpus_root(root)
+        _load_tags(folder / TAGS_FILE, corpus, base)
+        for path in corpus_files(root):
             shown = _display(path, base)
             corpus.files.append(shown)
-            group = path.relative_to(corpus_root).with_suffix("").as_posix()
+            group = path.resolve().relative_to(folder.resolve()).with_suffix("").as_posix()
             _load_file(path, shown, group, corpus, owners)
     for case in corpus.cases:
         for tag in case.tags:
@@ -127,7 +136,7 @@ def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates)
         except ValueError as error:
             corpus.problems.append(Problem(shown, number, "", f"not JSON: {error}"))
             continue
@@ -156,6 +165,44 @@ def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[
         )
 
 
+def _reject_constant(name: str):
+    """NaN and Infinity are Python extensions: JSON engines would refuse the whole batch."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def _reject_duplicates(pairs):
+    keys = [key for key, _ in pairs]
+    duplicated = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicated:
+        raise ValueError(f"duplicate key {duplicated[0]!r} (JSON engines disagree on which one wins)")
+    return dict(pairs)
+
+
+def check_expect(fn: str, expect: dict) -> list[str]:
+    """Type problems of an expectation's values, so matching can never crash on them."""
+    problems = []
+    for key, value in expect.items():
+        if fn == "parse" and key in ("calls", "rejected"):
+            item_keys = ("name", "arguments", "format", "span") if key == "calls" else ("reason", "format", "name", "span")
+            if not isinstance(value, list):
+                problems.append(f"{key} must be a list")
+                continue
+            for index, item in enumerate(value):
+                if isinstance(item, dict):
+                    problems.extend(f"{key}[{index}]: unknown key {k!r}" for k in item if k not in item_keys)
+                elif not isinstance(item, str):
+                    problems.append(f"{key}[{index}] must be a string or an object")
+        elif key in ("error", "reason") and not (value is None or isinstance(value, str)):
+            problems.append(f"{key} must be a string or null")
+        elif key == "status" and value not in ("valid", "repaired", "rejected"):
+            problems.append("status must be valid, repaired or rejected")
+        elif key == "arguments" and not (value is None or isinstance(value, dict)):
+            problems.append("arguments must be an object or null")
+        elif key == "actions" and not isinstance(value, list):
+            problems.append("actions must be a list")
+    return problems
+
+
 def check_record(record) -> list[tuple[str, str]]:
     """Schema problems of one decoded line as (field, message) pairs."""
     if not isinstance(record, dict):
@@ -165,7 +212,8 @@ def check_record(record) -> list[tuple[str, str]]:
     if not isinstance(case_id, str) or not ID_PATTERN.match(case_id):
         problems.append(("id", "required: lowercase letters, digits, '.', '_' or '-'"))
     fn = record.get("fn")
-    if fn not in FN_KINDS:
+    if not isinstance(fn, str) or fn not in FN_KINDS:
+        fn = None
         problems.append(("fn", f"required: one of {', '.join(FN_KINDS)}"))
     if "input" not in record:
         problems.append(("input", "required"))
@@ -176,8 +224,9 @@ def check_record(record) -> list[tuple[str, str]]:
     expect = record.get("expect")
     if not isinstance(expect, dict) or not expect:
         problems.append(("expect", "required: a non-empty object"))
-    elif fn in EXPECT_KEYS:
+    elif fn is not None:
         problems.extend(("expect", f"unknown key {key!r} for {fn}") for key in expect if key not in EXPECT_KEYS[fn])
+        problems.extend(("expect", message) for message in check_expect(fn, expect))
     tags = record.get("tags")
     if not isinstance(tags, list) or not tags or not all(isinstance(tag, str) for tag in tags):
         problems.append(("tags", "required: a non-empty list of strings"))

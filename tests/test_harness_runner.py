@@ -1,0 +1,498 @@
+"""`extparity run` / `extparity diff` end to end, on a temporary copy of the project.
+
+Each scenario copies extension/chrome and extension/firefox into tmp_path (the Firefox copy gets
+the Chrome copy's configured modules, so the copies are twins even mid-edit of the real trees),
+writes a small corpus whose expectations come from the Python reference, and a pyproject.toml
+whose [tool.extparity] is the real table pointed at the copies. Then one thing is broken on purpose (a comment byte in
+one twin, one rule in both twins, a missing browser, a bad corpus line, a known-deviations
+entry) and the run must fail for exactly that reason and no other, naming what broke.
+
+Browsers are launched once (the Firefox run of the flipped-comment copy); everything else runs
+on Python and QuickJS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import tomllib
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from extparity import cli
+from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]["modules"]
+PARSER = "src/agent/tool-call-parser.js"
+QJS = "python,quickjs-chrome,quickjs-firefox"
+
+# The rule that (c) breaks in both twins: "at most one comma after a bare object on its line".
+COMMA_RULE = "  if (i < u.length && u.charCodeAt(i) === COMMA) i = skipInlineWs(u, i + 1);\n"
+
+PARSE_INPUTS = {
+    "parse-own-line": ('{"name":"click","arguments":{"selector":"#a"}}', ["click"]),
+    "parse-trailing-comma": ('{"name":"click","arguments":{}},', ["click"]),
+    "parse-trailing-comma-spaced": ('First:\n  {"name":"read_page","arguments":{}} ,  \ndone', ["read_page"]),
+    "parse-narration": ('I will not call {"name":"click","arguments":{}} here.', ["click"]),
+    "parse-tagged": ('<tool_call>{"name":"click","arguments":{}}</tool_call>', ["click"]),
+    "parse-not-allowed": ('{"name":"run_script","arguments":{}}', ["click"]),
+}
+REPAIR_INPUTS = {
+    "repair-truncated": '{"a": [1, 2',
+    "repair-valid": '{"a": 1, "b": [true, null]}',
+    "repair-garbage": "nope",
+}
+COMMA_CASES = {"parse-trailing-comma", "parse-trailing-comma-spaced"}  # what (c) must name, exactly
+ALL_IDS = [*PARSE_INPUTS, *REPAIR_INPUTS]
+
+
+def parse_case(case_id: str, **overrides) -> dict:
+    text, allowed = PARSE_INPUTS[case_id]
+    verdict = json.loads(parse_tool_calls_canonical(text, allowed))
+    expect = {"calls": [c["name"] for c in verdict["calls"]], "rejected": [r["reason"] for r in verdict["rejected"]],
+              "error": verdict["error"]}
+    return {"id": case_id, "fn": "parse", "input": text, "allowed": allowed, "expect": expect,
+            "tags": ["harness"], "why": "harness test case", **overrides}
+
+
+def repair_case(case_id: str) -> dict:
+    verdict = json.loads(repair_arguments_canonical(REPAIR_INPUTS[case_id]))
+    return {"id": case_id, "fn": "repair", "input": REPAIR_INPUTS[case_id], "expect": verdict,
+            "tags": ["harness"], "why": "harness test case"}
+
+
+def toml_value(value) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(value)
+
+
+def write_pyproject(path: Path, table: dict) -> Path:
+    lines = ["[tool.extparity]"]
+    lines += [f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)]
+    for name, sub in table.items():
+        if isinstance(sub, dict):
+            lines += ["", f"[tool.extparity.{name}]", *(f"{k} = {toml_value(v)}" for k, v in sub.items())]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+class Project:
+    """A throwaway copy of the subject: trees, corpus, config."""
+
+    def __init__(self, root: Path, *, parse_lines=None, repair_lines=None, deviations=None, browsers=None):
+        self.root = root
+        for tree in ("chrome", "firefox"):
+            shutil.copytree(ROOT / "extension" / tree, root / "ext" / tree)
+        # The copies start as twins even while someone is half-way through editing the real
+        # ones: whether the real trees match is test_extension_trees' and test_parity's job;
+        # here every difference between the copies must be one this test made on purpose.
+        for module in MODULES:
+            shutil.copyfile(self.module("chrome", module), self.module("firefox", module))
+        corpus = root / "corpus"
+        (corpus / "parse").mkdir(parents=True)
+        (corpus / "repair").mkdir()
+        (corpus / "tags.json").write_text(json.dumps({"harness": "written by test_harness_runner"}))
+        parse_lines = [parse_case(i) for i in PARSE_INPUTS] if parse_lines is None else parse_lines
+        repair_lines = [repair_case(i) for i in REPAIR_INPUTS] if repair_lines is None else repair_lines
+        for rel, lines in (("parse/basic.jsonl", parse_lines), ("repair/basic.jsonl", repair_lines)):
+            (corpus / rel).write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+        if deviations is not None:
+            (root / "known-deviations.json").write_text(deviations if isinstance(deviations, str) else json.dumps(deviations))
+        table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+        table.update(corpus=["corpus"], known_deviations="known-deviations.json", extension_root="ext",
+                     trees={"chrome": "ext/chrome", "firefox": "ext/firefox"})
+        table["browsers"] = {**table.get("browsers", {}), **(browsers or {})}
+        self.config = str(write_pyproject(root / "pyproject.toml", table))
+
+    def module(self, tree: str, module: str = PARSER) -> Path:
+        return self.root / "ext" / tree / module
+
+    def disk_hash(self, tree: str, module: str) -> str:
+        return hashlib.sha256(self.module(tree, module).read_bytes()).hexdigest()
+
+    def run(self, engines: str, json_name: str = "result.json", *extra: str) -> "Outcome":
+        out_path = self.root / json_name
+        code, out, err = call_cli("--config", self.config, "run", "--engines", engines, "--json", str(out_path), *extra)
+        document = json.loads(out_path.read_text()) if out_path.exists() else None
+        return Outcome(code, out, err, document, out_path)
+
+    def diff(self, *args: str) -> tuple[int, str, str]:
+        return call_cli("--config", self.config, "diff", *args)
+
+
+class Outcome:
+    def __init__(self, code, out, err, document, path):
+        self.code, self.out, self.err, self.json, self.path = code, out, err, document, path
+
+    def cells(self) -> dict[str, dict[str, str]]:
+        return {case["id"]: case["cells"] for case in self.json["cases"]}
+
+    def failure_lines(self) -> list[str]:
+        _, _, tail = self.err.partition("\nFAILED:\n")
+        return [line.strip() for line in tail.splitlines() if line.strip()]
+
+
+def call_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def flip_comment_byte(path: Path) -> None:
+    """Change one byte inside the first line's comment: same behaviour, different file."""
+    data = bytearray(path.read_bytes())
+    assert data.startswith(b"// parseToolCalls: which"), "the comment this test flips has moved"
+    index = data.index(b"which")
+    data[index] = ord("W")
+    path.write_bytes(bytes(data))
+
+
+def drop_comma_rule(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(COMMA_RULE) == 1, "the own-line comma rule this test removes has moved"
+    path.write_text(text.replace(COMMA_RULE, "  // (comma allowance removed by test_harness_runner)\n"), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ scenarios run once per module
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    project = Project(tmp_path_factory.mktemp("clean"))
+    return project, project.run(QJS, "first.json")
+
+
+@pytest.fixture(scope="module")
+def flipped(tmp_path_factory):
+    project = Project(tmp_path_factory.mktemp("flipped"))
+    flip_comment_byte(project.module("firefox"))
+    return project, project.run(QJS)
+
+
+@pytest.fixture(scope="module")
+def diverging(tmp_path_factory):
+    project = Project(tmp_path_factory.mktemp("diverging"))
+    for tree in ("chrome", "firefox"):
+        drop_comma_rule(project.module(tree))
+    return project, project.run(QJS)
+
+
+# ------------------------------------------------------------------ (a) clean copies
+
+def test_clean_copies_pass(clean):
+    project, outcome = clean
+    assert outcome.code == 0, outcome.err
+    assert outcome.json["ok"] is True
+    assert outcome.json["modules"]["problems"] == []
+    assert outcome.cells() == {case_id: {e: "pass" for e in QJS.split(",")} for case_id in ALL_IDS}
+    assert f"all {len(ALL_IDS)} cases agree across {QJS.replace(',', ', ')}" in outcome.out
+
+
+def test_clean_copies_report_on_disk_hashes_equal_per_tree_and_loaded_hashes_equal_to_disk(clean):
+    project, outcome = clean
+    on_disk = outcome.json["modules"]["on_disk"]
+    assert sorted(on_disk) == sorted(MODULES)
+    for module in MODULES:
+        assert on_disk[module] == {"chrome": project.disk_hash("chrome", module),
+                                   "firefox": project.disk_hash("firefox", module)}
+        assert on_disk[module]["chrome"] == on_disk[module]["firefox"]
+    for engine, tree in (("quickjs-chrome", "chrome"), ("quickjs-firefox", "firefox")):
+        assert outcome.json["engines"][engine]["status"] == "ok"
+        assert outcome.json["engines"][engine]["module_hashes"] == {m: on_disk[m][tree] for m in MODULES}
+    assert outcome.json["engines"]["python"]["module_hashes"] == {}
+
+
+def test_the_json_result_lists_the_corpus_and_the_reference_verdicts(clean):
+    project, outcome = clean
+    assert outcome.json["corpus"] == {"files": ["corpus/parse/basic.jsonl", "corpus/repair/basic.jsonl"],
+                                      "cases": len(ALL_IDS), "problems": []}
+    by_id = {case["id"]: case for case in outcome.json["cases"]}
+    assert by_id["parse-tagged"]["group"] == "parse/basic"
+    assert by_id["repair-truncated"]["verdict"] == repair_arguments_canonical(REPAIR_INPUTS["repair-truncated"])
+    assert outcome.json["engines"]["quickjs-firefox"]["versions"]["tree"] == "ext/firefox"
+
+
+# ------------------------------------------------------------------ (b) one byte of a comment in one twin
+
+def test_a_flipped_comment_byte_fails_the_run_and_names_the_module(flipped):
+    project, outcome = flipped
+    assert outcome.code == 1
+    assert outcome.json["ok"] is False
+    problems = outcome.json["modules"]["problems"]
+    assert len(problems) == 1 and problems[0].startswith(f"{PARSER}: twins differ on disk")
+    assert f"module: {PARSER}: twins differ on disk" in outcome.failure_lines()[0]
+    # behaviour is unchanged: the module check is the only reason the run fails
+    assert outcome.cells() == {case_id: {e: "pass" for e in QJS.split(",")} for case_id in ALL_IDS}
+    assert len(outcome.failure_lines()) == 1
+
+
+def test_a_flipped_comment_byte_shows_in_the_hashes_the_engines_loaded(flipped):
+    project, outcome = flipped
+    on_disk = outcome.json["modules"]["on_disk"]
+    assert on_disk[PARSER]["firefox"] == project.disk_hash("firefox", PARSER) != on_disk[PARSER]["chrome"]
+    loaded = {e: outcome.json["engines"][e]["module_hashes"] for e in ("quickjs-chrome", "quickjs-firefox")}
+    assert loaded["quickjs-firefox"][PARSER] == on_disk[PARSER]["firefox"]
+    assert loaded["quickjs-chrome"][PARSER] == on_disk[PARSER]["chrome"]
+    others = [m for m in MODULES if m != PARSER]
+    assert all(loaded["quickjs-chrome"][m] == loaded["quickjs-firefox"][m] == on_disk[m]["chrome"] for m in others)
+
+
+def test_the_firefox_browser_loads_and_hashes_the_flipped_module(tmp_path):
+    """The in-browser hash path (bytes Firefox serves from moz-extension://) sees the flip too."""
+    project = Project(tmp_path)
+    flip_comment_byte(project.module("firefox"))
+    outcome = project.run("python,firefox")
+    assert outcome.json["engines"]["firefox"]["status"] == "ok", outcome.json["engines"]["firefox"]["detail"]
+    assert outcome.code == 1
+    loaded = outcome.json["engines"]["firefox"]["module_hashes"]
+    on_disk = outcome.json["modules"]["on_disk"]
+    assert loaded[PARSER] == project.disk_hash("firefox", PARSER)
+    assert loaded[PARSER] != on_disk[PARSER]["chrome"] == project.disk_hash("chrome", PARSER)
+    assert all(loaded[m] == on_disk[m]["chrome"] for m in MODULES if m != PARSER)
+    assert outcome.json["modules"]["problems"] == [p for p in outcome.json["modules"]["problems"] if p.startswith(f"{PARSER}: twins differ")]
+    assert len(outcome.json["modules"]["problems"]) == 1
+    assert outcome.cells() == {case_id: {"python": "pass", "firefox": "pass"} for case_id in ALL_IDS}
+
+
+# ------------------------------------------------------------------ (c) the same rule changed in both twins
+
+def test_a_rule_changed_in_both_twins_is_a_divergence_of_exactly_the_affected_cases(diverging):
+    project, outcome = diverging
+    assert outcome.code == 1
+    assert outcome.json["modules"]["problems"] == []  # twins are still one file
+    cells = outcome.cells()
+    for case_id in ALL_IDS:
+        js = "diverges" if case_id in COMMA_CASES else "pass"
+        assert cells[case_id] == {"python": "pass", "quickjs-chrome": js, "quickjs-firefox": js}, case_id
+    by_id = {case["id"]: case for case in outcome.json["cases"]}
+    for case_id in COMMA_CASES:
+        divergent = by_id[case_id]["divergent"]
+        assert set(divergent) == {"quickjs-chrome", "quickjs-firefox"}
+        assert json.loads(divergent["quickjs-chrome"])["rejected"][0]["reason"] == "not-own-line"
+    summary = {row["engine"]: row for row in outcome.json["summary"]}
+    assert summary["quickjs-firefox"]["diverging"] == len(COMMA_CASES)
+
+
+def test_the_printed_failures_name_exactly_the_diverging_cells(diverging):
+    project, outcome = diverging
+    lines = outcome.failure_lines()
+    named = sorted((line.split(" [")[0], line.split("[")[1].split("]")[0]) for line in lines)
+    assert named == sorted((c, e) for c in COMMA_CASES for e in ("quickjs-chrome", "quickjs-firefox"))
+    assert all(" DIVERGES: differs from python" in line for line in lines)
+    line_of = {case_id: number for number, case_id in enumerate(PARSE_INPUTS, start=1)}
+    for line in lines:
+        assert line.endswith(f"(corpus/parse/basic.jsonl:{line_of[line.split(' [')[0]]})")
+
+
+# ------------------------------------------------------------------ (d) determinism
+
+def test_two_runs_write_byte_identical_json(clean):
+    project, first = clean
+    second = project.run(QJS, "second.json", "--timings", str(project.root / "timings.json"))
+    assert second.code == 0
+    assert first.path.read_bytes() == second.path.read_bytes()
+    assert "wall_s" not in second.path.read_text() and "wall_s" in (project.root / "timings.json").read_text()
+
+
+# ------------------------------------------------------------------ (e) a crashed engine keeps the others
+
+def test_a_crashed_engine_fails_the_run_and_keeps_the_other_engines_results(tmp_path):
+    project = Project(tmp_path, browsers={"firefox": "/nonexistent/firefox"})
+    outcome = project.run("python,quickjs-chrome,firefox")
+    assert outcome.code == 1
+    engines = outcome.json["engines"]
+    assert engines["firefox"]["status"] == "crashed" and "/nonexistent/firefox" in engines["firefox"]["detail"]
+    assert engines["python"]["status"] == engines["quickjs-chrome"]["status"] == "ok"
+    cells = outcome.cells()
+    assert all(cells[c]["python"] == cells[c]["quickjs-chrome"] == "pass" for c in ALL_IDS)
+    assert all(cells[c]["firefox"] == "missing" for c in ALL_IDS)
+    assert any(line.startswith("engine firefox: crashed: browser not found") for line in outcome.failure_lines())
+
+
+# ------------------------------------------------------------------ (f) a malformed corpus line
+
+def test_a_malformed_corpus_line_is_reported_and_every_other_case_is_judged(tmp_path):
+    broken = {**parse_case("parse-tagged"), "id": "parse-broken"}
+    del broken["why"]
+    lines = [parse_case(i) for i in PARSE_INPUTS]
+    lines.insert(2, broken)  # line 3
+    project = Project(tmp_path, parse_lines=lines)
+    outcome = project.run("python,quickjs-chrome")
+    assert outcome.code == 1
+    assert outcome.json["corpus"]["problems"] == ["corpus/parse/basic.jsonl:3: field 'why': required: one line saying why the case exists"]
+    assert "corpus: corpus/parse/basic.jsonl:3: field 'why'" in outcome.err
+    assert outcome.failure_lines() == ["corpus: corpus/parse/basic.jsonl:3: field 'why': required: one line saying why the case exists"]
+    assert outcome.cells() == {case_id: {"python": "pass", "quickjs-chrome": "pass"} for case_id in ALL_IDS}
+    assert outcome.json["ok"] is False
+
+
+def test_a_nan_in_one_corpus_line_does_not_cost_the_other_cases(tmp_path):
+    nan_line = '{"id": "repair-nan", "fn": "repair", "input": NaN, "expect": {"status": "rejected"}, "tags": ["harness"], "why": "w"}'
+    project = Project(tmp_path, repair_lines=[repair_case(i) for i in REPAIR_INPUTS] + [nan_line])
+    outcome = project.run("python,quickjs-chrome")
+    assert outcome.code == 1
+    assert outcome.json["engines"]["quickjs-chrome"]["status"] == "ok"
+    cells = outcome.cells()
+    assert all(cells[c] == {"python": "pass", "quickjs-chrome": "pass"} for c in ALL_IDS)
+
+
+def test_an_expect_of_the_wrong_type_is_reported_not_a_crash(tmp_path):
+    lines = [parse_case(i) for i in PARSE_INPUTS] + [parse_case("parse-tagged", id="parse-null-calls", expect={"calls": None})]
+    project = Project(tmp_path, parse_lines=lines)
+    outcome = project.run("python")
+    assert outcome.code == 1
+    assert "corpus/parse/basic.jsonl:7" in outcome.err
+
+
+# ------------------------------------------------------------------ (g) known deviations
+
+WRONG_EXPECT = parse_case("parse-tagged", id="parse-wrong-expect", expect={"calls": ["navigate"]})
+
+
+def deviation(case: str, engines: list[str], **overrides) -> dict:
+    return {"case": case, "engines": engines, "reason": "tracked upstream", "link": "https://example.invalid/1", **overrides}
+
+
+def test_a_known_deviation_turns_a_failing_cell_into_known(tmp_path):
+    project = Project(tmp_path, parse_lines=[parse_case(i) for i in PARSE_INPUTS] + [WRONG_EXPECT],
+                      deviations=[deviation("parse-wrong-expect", ["python", "quickjs-chrome"])])
+    outcome = project.run("python,quickjs-chrome")
+    assert outcome.cells()["parse-wrong-expect"] == {"python": "known", "quickjs-chrome": "known"}
+    assert outcome.code == 0, outcome.err
+    assert outcome.json["ok"] is True
+    notes = {c["id"]: c.get("notes") for c in outcome.json["cases"]}["parse-wrong-expect"]
+    assert "known deviation: tracked upstream (https://example.invalid/1)" in notes["python"]
+    assert {row["engine"]: row["known"] for row in outcome.json["summary"]} == {"python": 1, "quickjs-chrome": 1}
+
+
+def test_a_known_deviation_covers_only_the_engines_it_lists(tmp_path):
+    project = Project(tmp_path, parse_lines=[parse_case(i) for i in PARSE_INPUTS] + [WRONG_EXPECT],
+                      deviations=[deviation("parse-wrong-expect", ["python"])])
+    outcome = project.run("python,quickjs-chrome")
+    assert outcome.cells()["parse-wrong-expect"] == {"python": "known", "quickjs-chrome": "unexpected"}
+    assert outcome.code == 1
+    assert [line.split(":")[0] for line in outcome.failure_lines()] == ["parse-wrong-expect [quickjs-chrome] UNEXPECTED"]
+
+
+def test_a_known_deviation_for_a_passing_case_is_an_unexpected_pass(tmp_path):
+    project = Project(tmp_path, deviations=[deviation("parse-tagged", ["python"])])
+    outcome = project.run("python")
+    assert outcome.code == 1
+    assert outcome.cells()["parse-tagged"] == {"python": "unexpected-pass"}
+    assert all(cells == {"python": "pass"} for case_id, cells in outcome.cells().items() if case_id != "parse-tagged")
+    assert [line.split(":")[0] for line in outcome.failure_lines()] == ["parse-tagged [python] UNEXPECTED-PASS"]
+
+
+def test_malformed_known_deviation_entries_are_reported_and_good_ones_still_apply(tmp_path):
+    entries = [deviation("parse-wrong-expect", ["python"]),
+               deviation("parse-tagged", ["safari"]),
+               {k: v for k, v in deviation("parse-tagged", ["python"]).items() if k != "link"},
+               deviation("parse-tagged", ["python"], reason=""),
+               "parse-tagged"]
+    project = Project(tmp_path, parse_lines=[parse_case(i) for i in PARSE_INPUTS] + [WRONG_EXPECT], deviations=entries)
+    outcome = project.run("python")
+    assert outcome.code == 1
+    assert outcome.json["ok"] is False
+    assert outcome.json["known_deviation_problems"] == [
+        f"known-deviations.json[{i}]: needs case, engines (known names), reason and link" for i in (1, 2, 3, 4)]
+    assert outcome.cells()["parse-wrong-expect"] == {"python": "known"}
+    assert outcome.cells()["parse-tagged"] == {"python": "pass"}
+    assert sum(line.startswith("known-deviations: ") for line in outcome.failure_lines()) == 4
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"case": "parse-tagged"}'])
+def test_a_known_deviations_file_that_is_not_a_list_of_entries_is_reported(tmp_path, text):
+    project = Project(tmp_path, deviations=text)
+    outcome = project.run("python")
+    assert outcome.code == 1
+    assert len(outcome.json["known_deviation_problems"]) == 1
+    assert outcome.json["known_deviation_problems"][0].startswith("known-deviations.json")
+
+
+# ------------------------------------------------------------------ (h) extparity diff
+
+DIFF_TEXT = PARSE_INPUTS["parse-trailing-comma"][0]
+
+
+def test_diff_agrees_on_the_clean_copies(clean):
+    project, _ = clean
+    code, out, _ = project.diff("--text", DIFF_TEXT, "--allowed", "click", "--engines", QJS)
+    assert code == 0
+    assert out.strip().splitlines()[-1] == "verdicts agree"
+    expected = parse_tool_calls_canonical(DIFF_TEXT, ["click"])
+    assert [line for line in out.splitlines() if line.startswith("= ")] == [f"= {e}: {expected}" for e in QJS.split(",")]
+
+
+def test_diff_of_a_repair_agrees_on_the_clean_copies(clean):
+    project, _ = clean
+    code, out, _ = project.diff("--raw", REPAIR_INPUTS["repair-truncated"], "--engines", QJS)
+    assert code == 0 and out.strip().endswith("verdicts agree")
+    assert f"= quickjs-firefox: {repair_arguments_canonical(REPAIR_INPUTS['repair-truncated'])}" in out
+
+
+def test_diff_differs_on_the_diverging_copies(diverging):
+    project, _ = diverging
+    code, out, _ = project.diff("--text", DIFF_TEXT, "--allowed", "click", "--engines", QJS)
+    assert code == 1
+    assert out.strip().splitlines()[-1] == "verdicts DIFFER"
+    marks = {line.split(": ")[0][2:]: line[0] for line in out.splitlines() if line[:1] in "=≠"}
+    assert marks == {"python": "=", "quickjs-chrome": "≠", "quickjs-firefox": "≠"}
+
+
+def test_diff_of_an_unaffected_input_agrees_on_the_diverging_copies(diverging):
+    project, _ = diverging
+    code, out, _ = project.diff("--text", PARSE_INPUTS["parse-own-line"][0], "--allowed", "click", "--engines", QJS)
+    assert code == 0 and out.strip().endswith("verdicts agree")
+
+
+def test_diff_differs_when_the_twins_differ_even_if_the_verdicts_agree(flipped):
+    project, _ = flipped
+    code, out, _ = project.diff("--text", DIFF_TEXT, "--allowed", "click", "--engines", QJS)
+    assert code == 1
+    assert f"module: {PARSER}: twins differ on disk" in out
+    assert out.strip().endswith("verdicts DIFFER")
+
+
+# ------------------------------------------------------------------ (i) usage and config errors
+
+@pytest.mark.parametrize("command", [["run"], ["diff", "--text", "x"]])
+@pytest.mark.parametrize("engines", ["python,safari", "", "python,QuickJS-chrome"])
+def test_an_unknown_engine_exits_2_listing_the_valid_names(clean, command, engines):
+    project, _ = clean
+    code, out, err = call_cli("--config", project.config, *command, "--engines", engines)
+    assert code == 2
+    assert "choose from python, quickjs-chrome, quickjs-firefox, chromium, firefox" in err
+    assert "running" not in err and out == ""
+
+
+def test_a_config_without_the_extparity_table_exits_2(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.other]\nkey = 1\n')
+    for command in (["run", "--engines", "python"], ["corpus", "lint"], ["diff", "--text", "x"]):
+        code, out, err = call_cli("--config", str(tmp_path / "pyproject.toml"), *command)
+        assert code == 2, command
+        assert "[tool.extparity]" in err and err.startswith("extparity: ")
+
+
+@pytest.mark.parametrize("drop", ["trees", "modules", "entries", "reference", "corpus"])
+def test_a_config_missing_a_required_key_exits_2_naming_it(tmp_path, drop):
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    del table[drop]
+    config = write_pyproject(tmp_path / "pyproject.toml", table)
+    code, _, err = call_cli("--config", str(config), "run", "--engines", "python")
+    assert code == 2
+    assert f"missing key {drop!r}" in err
+
+
+def test_a_missing_config_file_exits_2(tmp_path):
+    code, _, err = call_cli("--config", str(tmp_path / "nope.toml"), "corpus", "lint")
+    assert code == 2 and "cannot read [tool.extparity]" in err
