@@ -102,6 +102,46 @@ class Engine(abc.ABC):
         """
 
 
+class BrowserEngine(Engine):
+    """What the Chromium and Firefox engines share: a tree, a browser binary, batching, and the
+    exact build that ran (Playwright's report, known only after a run, next to `--version`)."""
+
+    kind: str
+    extra_description: dict[str, str] = {}
+
+    def __init__(self, name: str, tree: Path | str, config: ModuleConfig, *, executable_path: str,
+                 chunk_size: int = 500, startup_timeout_s: float = 60.0) -> None:
+        self.name = name
+        self.tree = Path(tree).resolve()
+        self.config = config
+        self.executable_path = executable_path
+        self.chunk_size = chunk_size
+        self.startup_timeout_s = startup_timeout_s
+        self._browser_version: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """``browser_version`` is what Playwright reported in the last run (None before one)."""
+        return {
+            "engine": self.name,
+            "kind": self.kind,
+            "tree": str(self.tree),
+            "executable": self.executable_path,
+            "executable_version": executable_version(self.executable_path),
+            "browser_version": self._browser_version,
+            "playwright": package_version("playwright"),
+            **self.extra_description,
+            **host_versions(),
+        }
+
+    def new_run(self, cases: Sequence[Mapping[str, Any]]) -> tuple[list[str], EngineRun]:
+        """Batches for the browser, and the run they fill; a missing binary fails it at once."""
+        chunks = chunk_cases(cases, self.chunk_size)
+        run = EngineRun(timings={"chunk_size": self.chunk_size, "chunks": len(chunks), "chunks_s": []})
+        if not Path(self.executable_path).exists():
+            run.fail("crashed", f"browser not found: {self.executable_path}")
+        return chunks, run
+
+
 def validate_cases(cases: Sequence[Mapping[str, Any]]) -> None:
     """Reject case lists the batch runner would silently mangle (duplicate ids, bad kinds)."""
     seen: set[str] = set()

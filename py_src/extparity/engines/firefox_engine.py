@@ -40,53 +40,28 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
 from ._isolated_loop import run_isolated
-from .base import (Engine, EngineRun, ModuleConfig, chunk_cases, executable_version, host_versions,
-                   js_source, package_version)
+from .base import BrowserEngine, EngineRun, ModuleConfig, js_source
 
 PROBE_FILE = "extparity-probe.js"
 DEFAULT_GECKO_ID = "tool-call-inspector@extparity.dev"
 
 
-class FirefoxEngine(Engine):
+class FirefoxEngine(BrowserEngine):
     """Runs cases inside ``tree`` installed as an add-on in headless Firefox ESR."""
 
-    def __init__(
-        self,
-        name: str,
-        tree: Path | str,
-        config: ModuleConfig,
-        *,
-        executable_path: str = "/usr/bin/firefox-esr",
-        chunk_size: int = 500,
-        startup_timeout_s: float = 90.0,
-    ) -> None:
-        self.name = name
-        self.tree = Path(tree).resolve()
-        self.config = config
-        self.executable_path = executable_path
-        self.chunk_size = chunk_size
-        self.startup_timeout_s = startup_timeout_s
-        self._browser_version: str | None = None
+    kind = "firefox"
+    extra_description = {"protocol": "webdriver-bidi (channel moz-firefox)"}
 
-    def describe(self) -> dict[str, Any]:
-        """``browser_version`` is what Playwright reported in the last run (None before one)."""
-        return {
-            "engine": self.name,
-            "kind": "firefox",
-            "tree": str(self.tree),
-            "executable": self.executable_path,
-            "executable_version": executable_version(self.executable_path),
-            "browser_version": self._browser_version,
-            "playwright": package_version("playwright"),
-            "protocol": "webdriver-bidi (channel moz-firefox)",
-            **host_versions(),
-        }
+    def __init__(self, name: str, tree: Path | str, config: ModuleConfig, *,
+                 executable_path: str = "/usr/bin/firefox-esr", chunk_size: int = 500,
+                 startup_timeout_s: float = 90.0) -> None:
+        super().__init__(name, tree, config, executable_path=executable_path, chunk_size=chunk_size,
+                         startup_timeout_s=startup_timeout_s)
 
     def run(self, cases: Sequence[Mapping[str, Any]], timeout_s: float) -> EngineRun:
-        chunks = chunk_cases(cases, self.chunk_size)
-        run = EngineRun(timings={"chunk_size": self.chunk_size, "chunks": len(chunks), "chunks_s": []})
-        if not Path(self.executable_path).exists():
-            return run.fail("crashed", f"browser not found: {self.executable_path}")
+        chunks, run = self.new_run(cases)
+        if run.status != "ok":
+            return run
         try:
             gecko_id = _gecko_id(self.tree)
         except (OSError, ValueError, KeyError) as exc:
