@@ -88,9 +88,9 @@ def call_from_value(value, allowed):
     if not isinstance(value, dict):
         raise Rejected("not-a-call")
     if "function" in value or "type" in value:
-        if any(key not in OPENAI_KEYS for key in value):
-            raise Rejected("unknown-key")
         function = value.get("function")
+        if any(key not in OPENAI_KEYS for key in value):
+            raise Rejected("unknown-key", string_or_none(function.get("name")) if isinstance(function, dict) else None)
         if value.get("type") != "function" or not isinstance(function, dict):
             raise Rejected("not-a-call")
         if any(key not in OPENAI_FUNCTION_KEYS for key in function):

@@ -89,8 +89,10 @@ function stringOrNull(value) {
 function callFromValue(value, allowed) {
   if (!isObject(value)) throw new Rejected("not-a-call");
   if (hasKey(value, "function") || hasKey(value, "type")) {
-    if (Object.keys(value).some((key) => !OPENAI_KEYS.includes(key))) throw new Rejected("unknown-key");
-    const fn = value["function"];
+    const fn = hasKey(value, "function") ? value["function"] : null;
+    if (Object.keys(value).some((key) => !OPENAI_KEYS.includes(key))) {
+      throw new Rejected("unknown-key", isObject(fn) && hasKey(fn, "name") ? stringOrNull(fn["name"]) : null);
+    }
     if (value["type"] !== "function" || !isObject(fn)) throw new Rejected("not-a-call");
     if (Object.keys(fn).some((key) => !OPENAI_FUNCTION_KEYS.includes(key))) throw new Rejected("unknown-key", stringOrNull(hasKey(fn, "name") ? fn["name"] : null));
     value = fn;
@@ -545,9 +547,16 @@ function barePass(verdict, u) {
 
 // ---------------------------------------------------------------- entry points
 
+// Every index holds a string: `every` would skip the holes of a sparse array.
+function isStringList(allowed) {
+  if (!Array.isArray(allowed)) return false;
+  for (let k = 0; k < allowed.length; k += 1) if (typeof allowed[k] !== "string") return false;
+  return true;
+}
+
 function parseChecked(raw, allowed) {
   if (typeof raw !== "string") return errorVerdict("text-not-string");
-  if (!Array.isArray(allowed) || !allowed.every((name) => typeof name === "string")) return errorVerdict("allowed-not-list");
+  if (!isStringList(allowed)) return errorVerdict("allowed-not-list");
   if (raw.length > MAX_TEXT_UNITS) return errorVerdict("too-long");
   const verdict = new Verdict(new Set(allowed));
   const text = new Text(raw);
