@@ -206,7 +206,10 @@ class Text:
 
     Quoted units lie inside a JSON string literal (see json_core.quoted_mask). A marker there
     (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
-    keeps a call's arguments byte for byte what the model wrote.
+    keeps a call's arguments byte for byte what the model wrote. Openers that could make
+    something run are skipped inside any string; closers and <think> only inside a closed
+    string of a closed object, so an unterminated quote can neither unmask reasoning nor
+    stretch a region over the markup after it.
     """
 
     def __init__(self, raw):
@@ -329,7 +332,7 @@ def explicit_pass(verdict, text):
         opener, closer = kinds[kind]
         body_start = i + len(opener)
         if next_close.get(closer, 0) != -1 and next_close.get(closer, 0) < body_start:
-            next_close[closer] = text.find(closer, body_start)
+            next_close[closer] = text.find(closer, body_start, quoted_from=jc.IN_VALUE)
         close_at = next_close[closer]
         is_tag = kind < len(TAGS)
         fmt = "tagged" if is_tag else "xml"
@@ -374,7 +377,7 @@ def xml_sequence(verdict, text, start, end):
         if not starts_with_function(text.u, i, end):
             outcomes.append((None, Rejected("xml-malformed"), i, end))
             break
-        close_at = text.find(FUNCTION_CLOSE, i, end)
+        close_at = text.find(FUNCTION_CLOSE, i, end, quoted_from=jc.IN_VALUE)
         if close_at == -1:
             outcomes.append((None, Rejected("unclosed-tag"), i, end))
             break
@@ -441,7 +444,7 @@ def xml_call(text, start, body_end, allowed):
         if i == body_end:
             return name, arguments
         key, i = tag_attribute(u, i, body_end, PARAMETER_OPENERS, name)
-        value_end = text.find(PARAMETER_CLOSE, i, body_end)
+        value_end = text.find(PARAMETER_CLOSE, i, body_end, quoted_from=jc.IN_VALUE)
         if value_end == -1:
             raise Rejected("xml-malformed", name)
         value_start, value_stop = strip_one_newline(text.raw, i, value_end)

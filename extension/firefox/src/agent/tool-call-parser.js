@@ -206,7 +206,10 @@ function callSyntax(u, start, end, allowed) {
 // claimed a region, and which units are quoted data.
 // Quoted units lie inside a JSON string literal (see quotedMask in json-core.js). A marker there
 // (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
-// keeps a call's arguments byte for byte what the model wrote.
+// keeps a call's arguments byte for byte what the model wrote. Openers that could make
+// something run are skipped inside any string; closers and <think> only inside a closed string
+// of a closed object, so an unterminated quote can neither unmask reasoning nor stretch a
+// region over the markup after it.
 class Text {
   constructor(raw) {
     this.raw = raw;
@@ -341,7 +344,7 @@ function explicitPass(verdict, text) {
     const [opener, closer] = kinds[kind];
     const bodyStart = i + opener.length;
     const memo = nextClose.has(closer) ? nextClose.get(closer) : 0;
-    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart));
+    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, IN_VALUE));
     const closeAt = nextClose.get(closer);
     const isTag = kind < TAGS.length;
     const fmt = isTag ? "tagged" : "xml";
@@ -388,7 +391,7 @@ function xmlSequence(verdict, text, start, end) {
       outcomes.push([null, new Rejected("xml-malformed"), i, end]);
       break;
     }
-    const closeAt = text.find(FUNCTION_CLOSE, i, end);
+    const closeAt = text.find(FUNCTION_CLOSE, i, end, IN_VALUE);
     if (closeAt === -1) {
       outcomes.push([null, new Rejected("unclosed-tag"), i, end]);
       break;
@@ -450,7 +453,7 @@ function xmlCall(text, start, bodyEnd, allowed) {
     if (i === bodyEnd) return [name, args];
     let key;
     [key, i] = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS, name);
-    const valueEnd = text.find(PARAMETER_CLOSE, i, bodyEnd);
+    const valueEnd = text.find(PARAMETER_CLOSE, i, bodyEnd, IN_VALUE);
     if (valueEnd === -1) throw new Rejected("xml-malformed", name);
     const [valueStart, valueStop] = stripOneNewline(text.raw, i, valueEnd);
     const value = text.raw.slice(valueStart, valueStop);
