@@ -27,6 +27,9 @@ PARAMETER_OPENERS = ("<parameter=", '<parameter name="')
 PARAMETER_CLOSE = "</parameter>"
 CALL_PREFIX = "call:"
 FILLER = "#"
+# XML values have no escaping (as in Qwen3-Coder's format), so an XML closer ends its element
+# wherever it stands: XML closer searches pass this level, which no unit ever reaches.
+XML_CLOSERS_ALWAYS_COUNT = 3
 PLAIN_KEYS = ("name", "arguments", "parameters", "id")
 OPENAI_KEYS = ("type", "function", "id")
 OPENAI_FUNCTION_KEYS = ("name", "arguments", "parameters")
@@ -207,9 +210,9 @@ class Text:
     Quoted units lie inside a JSON string literal (see json_core.quoted_mask). A marker there
     (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
     keeps a call's arguments byte for byte what the model wrote. Openers that could make
-    something run are skipped inside any string; closers and <think> only inside a closed
+    something run are skipped inside any string; tag closers and <think> only inside a closed
     string of a closed object, so an unterminated quote can neither unmask reasoning nor
-    stretch a region over the markup after it.
+    stretch a region over the markup after it; XML closers always count.
     """
 
     def __init__(self, raw):
@@ -311,6 +314,8 @@ def explicit_pass(verdict, text):
     region are its content (an XML value may quote a tag, a tag may hold XML). An opener whose
     closer never comes, or comes after another opener of its kind, is refused on its own."""
     kinds = [*TAGS, *((opener, FUNCTION_CLOSE) for opener in FUNCTION_OPENERS)]
+    closer_level = {closer: jc.IN_VALUE for _, closer in TAGS}
+    closer_level[FUNCTION_CLOSE] = XML_CLOSERS_ALWAYS_COUNT
     positions = []
     for kind, (opener, _) in enumerate(kinds):
         i = text.find(opener, 0)
@@ -332,7 +337,7 @@ def explicit_pass(verdict, text):
         opener, closer = kinds[kind]
         body_start = i + len(opener)
         if next_close.get(closer, 0) != -1 and next_close.get(closer, 0) < body_start:
-            next_close[closer] = text.find(closer, body_start, quoted_from=jc.IN_VALUE)
+            next_close[closer] = text.find(closer, body_start, quoted_from=closer_level[closer])
         close_at = next_close[closer]
         is_tag = kind < len(TAGS)
         fmt = "tagged" if is_tag else "xml"
@@ -377,7 +382,7 @@ def xml_sequence(verdict, text, start, end):
         if not starts_with_function(text.u, i, end):
             outcomes.append((None, Rejected("xml-malformed"), i, end))
             break
-        close_at = text.find(FUNCTION_CLOSE, i, end, quoted_from=jc.IN_VALUE)
+        close_at = text.find(FUNCTION_CLOSE, i, end, quoted_from=XML_CLOSERS_ALWAYS_COUNT)
         if close_at == -1:
             outcomes.append((None, Rejected("unclosed-tag"), i, end))
             break
@@ -444,7 +449,7 @@ def xml_call(text, start, body_end, allowed):
         if i == body_end:
             return name, arguments
         key, i = tag_attribute(u, i, body_end, PARAMETER_OPENERS, name)
-        value_end = text.find(PARAMETER_CLOSE, i, body_end, quoted_from=jc.IN_VALUE)
+        value_end = text.find(PARAMETER_CLOSE, i, body_end, quoted_from=XML_CLOSERS_ALWAYS_COUNT)
         if value_end == -1:
             raise Rejected("xml-malformed", name)
         value_start, value_stop = strip_one_newline(text.raw, i, value_end)

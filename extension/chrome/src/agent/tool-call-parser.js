@@ -23,6 +23,9 @@ const PARAMETER_OPENERS = ["<parameter=", '<parameter name="'];
 const PARAMETER_CLOSE = "</parameter>";
 const CALL_PREFIX = "call:";
 const FILLER = "#";
+// XML values have no escaping (as in Qwen3-Coder's format), so an XML closer ends its element
+// wherever it stands: XML closer searches pass this level, which no unit ever reaches.
+const XML_CLOSERS_ALWAYS_COUNT = 3;
 const PLAIN_KEYS = ["name", "arguments", "parameters", "id"];
 const OPENAI_KEYS = ["type", "function", "id"];
 const OPENAI_FUNCTION_KEYS = ["name", "arguments", "parameters"];
@@ -207,9 +210,9 @@ function callSyntax(u, start, end, allowed) {
 // Quoted units lie inside a JSON string literal (see quotedMask in json-core.js). A marker there
 // (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
 // keeps a call's arguments byte for byte what the model wrote. Openers that could make
-// something run are skipped inside any string; closers and <think> only inside a closed string
-// of a closed object, so an unterminated quote can neither unmask reasoning nor stretch a
-// region over the markup after it.
+// something run are skipped inside any string; tag closers and <think> only inside a closed
+// string of a closed object, so an unterminated quote can neither unmask reasoning nor stretch
+// a region over the markup after it; XML closers always count.
 class Text {
   constructor(raw) {
     this.raw = raw;
@@ -321,6 +324,8 @@ function wholeResponseArray(verdict, u) {
 // comes, or comes after another opener of its kind, is refused on its own.
 function explicitPass(verdict, text) {
   const kinds = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
+  const closerLevel = new Map(TAGS.map(([, closer]) => [closer, IN_VALUE]));
+  closerLevel.set(FUNCTION_CLOSE, XML_CLOSERS_ALWAYS_COUNT);
   const positions = [];
   kinds.forEach(([opener], kind) => {
     let i = text.find(opener, 0);
@@ -344,7 +349,7 @@ function explicitPass(verdict, text) {
     const [opener, closer] = kinds[kind];
     const bodyStart = i + opener.length;
     const memo = nextClose.has(closer) ? nextClose.get(closer) : 0;
-    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, IN_VALUE));
+    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, closerLevel.get(closer)));
     const closeAt = nextClose.get(closer);
     const isTag = kind < TAGS.length;
     const fmt = isTag ? "tagged" : "xml";
@@ -391,7 +396,7 @@ function xmlSequence(verdict, text, start, end) {
       outcomes.push([null, new Rejected("xml-malformed"), i, end]);
       break;
     }
-    const closeAt = text.find(FUNCTION_CLOSE, i, end, IN_VALUE);
+    const closeAt = text.find(FUNCTION_CLOSE, i, end, XML_CLOSERS_ALWAYS_COUNT);
     if (closeAt === -1) {
       outcomes.push([null, new Rejected("unclosed-tag"), i, end]);
       break;
@@ -453,7 +458,7 @@ function xmlCall(text, start, bodyEnd, allowed) {
     if (i === bodyEnd) return [name, args];
     let key;
     [key, i] = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS, name);
-    const valueEnd = text.find(PARAMETER_CLOSE, i, bodyEnd, IN_VALUE);
+    const valueEnd = text.find(PARAMETER_CLOSE, i, bodyEnd, XML_CLOSERS_ALWAYS_COUNT);
     if (valueEnd === -1) throw new Rejected("xml-malformed", name);
     const [valueStart, valueStop] = stripOneNewline(text.raw, i, valueEnd);
     const value = text.raw.slice(valueStart, valueStop);
