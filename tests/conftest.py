@@ -1,5 +1,8 @@
 """Shared pytest set-up.
 
+CI (the CI environment variable set) explores the same Hypothesis examples every run, so a
+landing is never decided by chance; local runs keep exploring new inputs.
+
 When EXTPARITY_RECORD_INPUTS names a file, every input the Python reference is called with
 during the session is written there as JSON, so `test_twins_replay.py` can run the very same
 inputs through the JS twins.
@@ -10,7 +13,13 @@ from __future__ import annotations
 import json
 import os
 
+from hypothesis import settings
+
 import toolcalls
+
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 RECORD_PATH = os.environ.get("EXTPARITY_RECORD_INPUTS")
 _recorded = []

@@ -40,20 +40,9 @@ def _repair_units_verdict(raw):
         return rejected("internal-error")
 
 
-def _to_real(value):
-    """Turn the unit strings inside a verdict back into ordinary Python strings."""
-    if isinstance(value, str):
-        return jc.from_units(value)
-    if isinstance(value, list):
-        return [_to_real(item) for item in value]
-    if isinstance(value, dict):
-        return {jc.from_units(key): _to_real(item) for key, item in value.items()}
-    return value
-
-
 def parse_tool_calls(text, allowed):
     """Calls in `text` whose names are in `allowed`, plus the rejected candidates and why."""
-    return _to_real(_parse_units_verdict(text, allowed))
+    return jc.to_real(_parse_units_verdict(text, allowed))
 
 
 def parse_tool_calls_canonical(text, allowed) -> str:
@@ -62,7 +51,7 @@ def parse_tool_calls_canonical(text, allowed) -> str:
 
 def repair_arguments(raw):
     """Complete truncated argument JSON when that needs no guess; otherwise reject."""
-    return _to_real(_repair_units_verdict(raw))
+    return jc.to_real(_repair_units_verdict(raw))
 
 
 def repair_arguments_canonical(raw) -> str:

@@ -44,6 +44,17 @@ def from_units(units: str) -> str:
     return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
+def to_real(value):
+    """A decoded JSON value with unit strings -> the same value with ordinary strings."""
+    if isinstance(value, str):
+        return from_units(value)
+    if isinstance(value, list):
+        return [to_real(item) for item in value]
+    if isinstance(value, dict):
+        return {from_units(key): to_real(item) for key, item in value.items()}
+    return value
+
+
 def is_json_ws(code: int) -> bool:
     return code == SPACE or code == TAB or code == LF or code == CR
 

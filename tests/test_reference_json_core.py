@@ -1,0 +1,472 @@
+"""Direct tests of the Python reference's shared JSON machinery (py_src/toolcalls/json_core.py).
+
+These pin the strict reader (what it accepts, what it refuses and with which reason code), the
+RFC 8785 canonical serializer (ECMAScript number formatting, UTF-16 key order, escaping) and the
+balanced-object scanner. Everything in json_core works on *unit strings* (one Python character
+per UTF-16 code unit), so the helpers below convert with to_units / from_units.
+"""
+
+import json
+
+import pytest
+
+from toolcalls import json_core as jc
+from toolcalls.json_core import JsonReject
+
+
+def strict(text):
+    """Strictly parse a real string; returns the value with strings turned back to real text."""
+    units = jc.to_units(text)
+    return jc.to_real(jc.parse_strict(units, 0, len(units)))
+
+
+
+
+def reject_reason(text):
+    units = jc.to_units(text)
+    with pytest.raises(JsonReject) as info:
+        jc.parse_strict(units, 0, len(units))
+    return info.value.reason
+
+
+def canon(value_text):
+    """Canonical text (real string) of the strictly parsed JSON document `value_text`."""
+    units = jc.to_units(value_text)
+    return jc.from_units(jc.canonical(jc.parse_strict(units, 0, len(units))))
+
+
+def canon_units_value(value):
+    """Canonical text of a Python value built from real strings (converted to unit strings)."""
+
+    def to_u(v):
+        if isinstance(v, str):
+            return jc.to_units(v)
+        if isinstance(v, list):
+            return [to_u(item) for item in v]
+        if isinstance(v, dict):
+            return {jc.to_units(key): to_u(item) for key, item in v.items()}
+        return v
+
+    return jc.from_units(jc.canonical(to_u(value)))
+
+
+# ---------------------------------------------------------------- unit strings
+
+
+def test_to_units_splits_astral_characters_into_surrogate_pairs():
+    assert jc.to_units("😀") == "\ud83d\ude00"
+    assert len(jc.to_units("a😀b")) == 4
+    assert jc.to_units("abc") == "abc"
+    assert jc.to_units("") == ""
+
+
+def test_from_units_joins_pairs_and_keeps_lone_surrogates():
+    assert jc.from_units("\ud83d\ude00") == "😀"
+    assert jc.from_units("x\ud800y") == "x\ud800y"
+    assert jc.from_units("\udc00\ud800") == "\udc00\ud800"
+    assert jc.from_units(jc.to_units("héllo 😀 \u2028")) == "héllo 😀 \u2028"
+
+
+@pytest.mark.parametrize("code", [0x20, 0x09, 0x0A, 0x0D])
+def test_json_whitespace_is_exactly_four_characters(code):
+    assert jc.is_json_ws(code)
+
+
+@pytest.mark.parametrize(
+    "char",
+    ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "\u1680", "\u2000", "\u2028", "\u2029",
+     "\u202f", "\u3000", "\ufeff", "\x00"],
+    ids=lambda c: "U+%04X" % ord(c),
+)
+def test_unicode_spaces_are_not_json_whitespace(char):
+    assert not jc.is_json_ws(ord(char))
+    # ... and the strict reader does not skip them around a value either.
+    assert reject_reason(char + "1") == "invalid-json"
+    assert reject_reason("1" + char) == "invalid-json"
+    assert reject_reason("[1," + char + "2]") == "invalid-json"
+
+
+def test_is_well_formed():
+    assert jc.is_well_formed("")
+    assert jc.is_well_formed("abc\ud83d\ude00")
+    assert not jc.is_well_formed("\ud800")
+    assert not jc.is_well_formed("\udc00")
+    assert not jc.is_well_formed("\ud800x")
+    assert not jc.is_well_formed("\udc00\ud800")
+    assert not jc.is_well_formed("\ud83d\ude00\ud800")
+
+
+# ---------------------------------------------------------------- strict reader: accept
+
+
+ACCEPT = [
+    ("0", 0),
+    ("-0", 0),
+    ("1", 1),
+    ("-1", -1),
+    ("1.5", 1.5),
+    ("-1.5e3", -1500.0),
+    ("1e5", 100000.0),
+    ("1E+5", 100000.0),
+    ("1e-5", 1e-5),
+    ("0.0", 0.0),
+    ("0e0", 0.0),
+    ("10", 10),
+    ("true", True),
+    ("false", False),
+    ("null", None),
+    ('""', ""),
+    ('"abc"', "abc"),
+    ('"\\u0041\\u00e9"', "Aé"),
+    ('"\\uD83D\\uDE00"', "😀"),
+    ('"\\ud83d\\ude00"', "😀"),
+    ('"😀"', "😀"),
+    ('"\\/"', "/"),
+    ('"\\b\\f\\n\\r\\t\\"\\\\"', "\b\f\n\r\t\"\\"),
+    ('"\x7f"', "\x7f"),
+    ('"\u2028\u2029"', "\u2028\u2029"),
+    ('"\ufeff\xa0"', "\ufeff\xa0"),
+    ("[]", []),
+    ("{}", {}),
+    (" \t\r\n[ 1 , 2 ]\n\r\t ", [1, 2]),
+    ('{"a":{"b":[null,true]}}', {"a": {"b": [None, True]}}),
+    ('{"a":1,"A":2}', {"a": 1, "A": 2}),
+    ('[{"a":1},{"a":1}]', [{"a": 1}, {"a": 1}]),
+    ("9007199254740991", 9007199254740991),
+    ("-9007199254740991", -9007199254740991),
+    ("1e308", 1e308),
+    ("1e-400", 0.0),
+]
+
+
+@pytest.mark.parametrize("text,expected", ACCEPT, ids=[repr(t)[:40] for t, _ in ACCEPT])
+def test_strict_reader_accepts(text, expected):
+    value = strict(text)
+    assert value == expected
+    assert type(value) is type(expected)
+
+
+# ---------------------------------------------------------------- strict reader: reject
+
+REJECT_INVALID = [
+    "",
+    " ",
+    "01",
+    "-01",
+    "00",
+    "-",
+    "--1",
+    "+1",
+    "1.",
+    "2.",
+    "0.e1",
+    "-.5",
+    ".5",
+    "1e",
+    "1e+",
+    "1E-",
+    "0x10",
+    "1_000",
+    "NaN",
+    "-NaN",
+    "Infinity",
+    "-Infinity",
+    "nan",
+    "inf",
+    "True",
+    "None",
+    "nul",
+    "tru",
+    "truex",
+    "'a'",
+    '"a',
+    '"\\x41"',
+    '"\\a"',
+    '"\\U0041"',
+    '"\\u12"',
+    '"\\u00G0"',
+    '"\\u 041"',
+    '"\\',
+    '"\t"',
+    '"\n"',
+    '"\r"',
+    '"\x00"',
+    '"\x1f"',
+    "[1,]",
+    '{"a":1,}',
+    "[,1]",
+    "{,}",
+    "[1 2]",
+    "[1,,2]",
+    '{"a" 1}',
+    '{"a":}',
+    "{a:1}",
+    "{'a':1}",
+    '{"a":1',
+    "[",
+    "{",
+    "]",
+    "}",
+    "[1]]",
+    "1 2",
+    "/* c */ 1",
+    "1 // c",
+    "# c\n1",
+    "[1] /**/",
+    "\ufeff1",
+    '{"a":1}x',
+]
+
+
+@pytest.mark.parametrize("text", REJECT_INVALID, ids=[repr(t)[:40] for t in REJECT_INVALID])
+def test_strict_reader_rejects_invalid_json(text):
+    assert reject_reason(text) == "invalid-json"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1e400", "-1e400", "1e309", "1.8e308", "9007199254740992", "-9007199254740992", "12345678901234567",
+     "99999999999999999999", "1" + "0" * 5000, "[" + "9" * 5000 + "]", '{"n":-' + "9" * 20 + "}"],
+    ids=["1e400", "-1e400", "1e309", "1.8e308", "2^53", "-2^53", "17-digits", "20-digits", "5001-digits",
+         "5000-digits-in-array", "negative-20-digits"],
+)
+def test_numbers_out_of_range(text):
+    assert reject_reason(text) == "number-out-of-range"
+
+
+def test_safe_integer_boundary():
+    assert strict("9007199254740991") == 2**53 - 1
+    assert strict("-9007199254740991") == -(2**53 - 1)
+    assert strict("1234567890123456") == 1234567890123456  # 16 digits, safe
+    assert reject_reason("9007199254740992") == "number-out-of-range"
+    assert reject_reason("9007199254740993") == "number-out-of-range"
+    assert reject_reason("-9007199254740992") == "number-out-of-range"
+
+
+def test_integer_and_float_types():
+    assert type(strict("5")) is int
+    assert type(strict("5.0")) is float
+    assert type(strict("5e0")) is float
+
+
+def test_depth_64_accepted_65_too_deep():
+    assert strict("[" * 64 + "]" * 64) is not None
+    assert reject_reason("[" * 65 + "]" * 65) == "too-deep"
+    obj64 = '{"a":' * 63 + "{}" + "}" * 63
+    obj65 = '{"a":' * 64 + "{}" + "}" * 64
+    assert isinstance(strict(obj64), dict)
+    assert reject_reason(obj65) == "too-deep"
+    # Scalars nested at the limit do not count as a level of their own.
+    assert strict("[" * 64 + "1" + "]" * 64) is not None
+
+
+def test_depth_flood_does_not_recurse_out():
+    assert reject_reason("[" * 100000) == "too-deep"
+    assert reject_reason('{"a":' * 20000) == "too-deep"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a":1,"a":2}', '{"a":1,"a":1}', '{"a":1,"\\u0061":2}', '{"o":{"k":1,"b":2,"k":3}}', '[{"x":[{"y":1,"y":1}]}]',
+     '{"😀":1,"\\ud83d\\ude00":2}'],
+    ids=["plain", "same-value", "escaped-equivalent", "nested", "inside-array", "astral-escaped-equivalent"],
+)
+def test_duplicate_keys_rejected(text):
+    assert reject_reason(text) == "duplicate-key"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"\\ud800"', '"\\udc00"', '"\\uDBFF\\u0041"', '"\\udc00\\ud800"', '"x\\ud83d"', '"\ud800"', '"\udfff"',
+     '{"\\ud800":1}', '{"\ud800":1}', '["ok","\\ude00"]', '"\\ud83d\\ude00\\ud83d"'],
+    ids=["escaped-high", "escaped-low", "high-then-letter", "reversed-pair", "trailing-high", "raw-high",
+         "raw-low", "escaped-key", "raw-key", "in-array", "pair-then-lone"],
+)
+def test_lone_surrogates_rejected(text):
+    assert reject_reason(text) == "lone-surrogate"
+
+
+def test_json_reject_carries_position():
+    units = jc.to_units('{"a":1,"a":2}')
+    with pytest.raises(JsonReject) as info:
+        jc.parse_strict(units, 0, len(units))
+    assert info.value.at == 7  # the second key
+    units = jc.to_units("[1, x]")
+    with pytest.raises(JsonReject) as info:
+        jc.parse_strict(units, 0, len(units))
+    assert info.value.at == 4
+
+
+def test_parse_strict_respects_bounds():
+    units = jc.to_units('xx{"a":1}yy')
+    assert jc.parse_strict(units, 2, 9) == {"a": 1}
+    with pytest.raises(JsonReject):
+        jc.parse_strict(units, 0, 9)
+    with pytest.raises(JsonReject):
+        jc.parse_strict(units, 2, 8)  # the closing brace is outside the window
+
+
+# ---------------------------------------------------------------- ECMAScript Number::toString
+
+ES_NUMBERS = [
+    (1e21, "1e+21"),
+    (1e20, "100000000000000000000"),
+    (123456789012345680000.0, "123456789012345680000"),
+    (1e-7, "1e-7"),
+    (2e-7, "2e-7"),
+    (1.23e-7, "1.23e-7"),
+    (-1e-7, "-1e-7"),
+    (0.000001, "0.000001"),
+    (1.2e-6, "0.0000012"),
+    (5e-324, "5e-324"),
+    (1.7976931348623157e308, "1.7976931348623157e+308"),
+    (-0.0, "0"),
+    (0.0, "0"),
+    (0.1 + 0.2, "0.30000000000000004"),
+    (100.0, "100"),
+    (1.0, "1"),
+    (-1.5, "-1.5"),
+    (0.5, "0.5"),
+    (4.35, "4.35"),
+    (0.002, "0.002"),
+    (1e100, "1e+100"),
+    (1e22, "1e+22"),
+    (2.0**53, "9007199254740992"),
+    (12345678.9, "12345678.9"),
+    (1.5e300, "1.5e+300"),
+    (123e-20, "1.23e-18"),
+    (9007199254740991, "9007199254740991"),
+    (-5, "-5"),
+    (0, "0"),
+]
+
+
+@pytest.mark.parametrize("value,expected", ES_NUMBERS, ids=[e for _, e in ES_NUMBERS])
+def test_es_number(value, expected):
+    assert jc.es_number(value) == expected
+
+
+def test_canonical_numbers_from_parsed_text():
+    assert canon("[1.0, -0.0, -0, 1E2, 0.1e1, 1e21, 1e-7, 5e-324]") == "[1,0,0,100,1,1e+21,1e-7,5e-324]"
+
+
+# ---------------------------------------------------------------- canonical serializer (RFC 8785)
+
+
+def test_canonical_sorts_keys_and_drops_whitespace():
+    assert canon('{ "b" : [ 1 , { "d" : true , "c" : null } ] , "a" : "x" }') == '{"a":"x","b":[1,{"c":null,"d":true}]}'
+
+
+def test_canonical_key_order_is_by_utf16_code_units():
+    # U+E000 is one unit (0xE000); U+1F600 is the pair D83D DE00, and 0xD83D < 0xE000, so the astral
+    # key sorts FIRST. Code-point order (Python's sorted on real strings) would put it last.
+    value = {"\ue000": 1, "😀": 2, "a": 3, "": 0, "A": 4, "aa": 5, "b": 6, "\uffff": 7}
+    assert canon_units_value(value) == '{"":0,"A":4,"a":3,"aa":5,"b":6,"😀":2,"\ue000":1,"\uffff":7}'
+    assert sorted(["\ue000", "😀"]) == ["\ue000", "😀"]  # what a naive implementation would do
+
+
+def test_canonical_literals():
+    assert canon_units_value([True, False, None]) == "[true,false,null]"
+    assert canon_units_value({"t": True, "z": 0}) == '{"t":true,"z":0}'
+    assert canon_units_value([]) == "[]"
+    assert canon_units_value({}) == "{}"
+
+
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("\x1f", '"\\u001f"'),
+        ("\x00", '"\\u0000"'),
+        ("\x0b", '"\\u000b"'),
+        ("\x1c", '"\\u001c"'),
+        ("\b\t\n\f\r", '"\\b\\t\\n\\f\\r"'),
+        ('"\\', '"\\"\\\\"'),
+        ("/", '"/"'),
+        ("\x7f", '"\x7f"'),
+        ("\x85", '"\x85"'),
+        ("\u2028\u2029", '"\u2028\u2029"'),
+        ("\ufeff", '"\ufeff"'),
+        ("é😀", '"é😀"'),
+        ("\ud800", '"\\ud800"'),
+        ("\udc00", '"\\udc00"'),
+        ("a\ud800b", '"a\\ud800b"'),
+        ("\udc00\ud800", '"\\udc00\\ud800"'),
+        ("\ud83d\ude00\ud83d", '"😀\\ud83d"'),
+    ],
+    ids=["x1f-lowercase", "nul", "vt", "x1c", "short-escapes", "quote-backslash", "slash-literal", "del-literal",
+         "nel-literal", "u2028-literal", "bom-literal", "non-ascii-literal", "lone-high", "lone-low",
+         "lone-in-middle", "reversed-pair", "pair-then-lone"],
+)
+def test_canonical_string_escaping(raw, expected):
+    units = jc.to_units(raw)
+    out = jc.canonical(units)
+    assert jc.from_units(out) == expected
+
+
+def test_canonical_output_round_trips_through_json_loads():
+    doc = '{"z":[1,2.5,-3e-7,"\\u0001\\u2028"],"a":{"\\ue000":1,"😀":2}}'
+    text = canon(doc)
+    assert json.loads(text) == json.loads(doc)
+
+
+# ---------------------------------------------------------------- balanced-object scanner
+
+
+def scan(text, start=0, end=None):
+    units = jc.to_units(text)
+    return jc.scan_objects(units, start, len(units) if end is None else end)
+
+
+def test_scan_finds_top_level_objects_in_order():
+    assert scan('a {"x":1} b {"y":{"z":2}} c') == [(2, 9), (12, 25)]
+
+
+def test_scan_nested_objects_are_not_candidates():
+    assert scan('{"a":{"b":{}}}') == [(0, 14)]
+
+
+def test_scan_is_string_and_escape_aware():
+    assert scan('{"a":"}"}') == [(0, 9)]
+    assert scan('{"a":"\\"}"}') == [(0, 11)]
+    assert scan('{"a":"\\\\"}') == [(0, 10)]
+    assert scan('{"a":"{{{"} {"b":1}') == [(0, 11), (12, 19)]
+
+
+def test_scan_quotes_outside_braces_are_prose():
+    assert scan('He said "hi {"a":1}') == [(12, 19)]
+    assert scan('"}" {"a":1}') == [(4, 11)]
+
+
+def test_scan_unclosed_brace_promotes_closed_children():
+    text = 'Template: {unclosed\n{"name":"x"}'
+    assert scan(text) == [(20, 32)]
+    assert scan("{ {a} {b}") == [(2, 5), (6, 9)]
+
+
+def test_scan_line_feed_inside_string_abandons_open_braces():
+    text = 'if { "oops\n{"a":1}'
+    assert scan(text) == [(11, 18)]
+    # the children closed before the line feed are kept, in order
+    assert scan('{ {a} "x\n{b}') == [(2, 5), (9, 12)]
+
+
+def test_scan_stray_closers_are_ignored():
+    assert scan('}} ] {"a":1} }') == [(5, 12)]
+
+
+def test_scan_brace_flood_is_empty():
+    assert scan("{" * 10000) == []
+    assert scan("{" * 9999 + "}") == [(9998, 10000)]
+    assert scan("{" * 5000 + "}" * 5000) == [(0, 10000)]
+    assert scan('{"' * 5000) == []
+
+
+def test_scan_respects_window():
+    text = '{"a":1} {"b":2}'
+    assert scan(text, 1, len(text)) == [(8, 15)]
+    assert scan(text, 0, 7) == [(0, 7)]
+    assert scan(text, 0, 6) == []
+
+
+def test_scan_offsets_are_utf16_units():
+    assert scan('😀 {"a":1}') == [(3, 10)]
