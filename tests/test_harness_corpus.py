@@ -16,6 +16,8 @@ import pytest
 from extparity import cli
 from extparity.corpus import load_corpus
 
+from config_files import write_pyproject
+
 ROOT = Path(__file__).resolve().parents[1]
 TAGS = {"t": "a tag", "u": "another tag"}
 
@@ -51,16 +53,6 @@ def make_corpus(root: Path, files: dict[str, list], tags: dict | None = TAGS) ->
     return root
 
 
-def toml_value(value) -> str:
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(value)
-
-
 def write_config(path: Path, **changes) -> Path:
     """pyproject.toml whose [tool.extparity] is the real one with `changes` applied.
 
@@ -78,13 +70,7 @@ def write_config(path: Path, **changes) -> Path:
             table.pop(head, None)
         else:
             table[head] = value
-    lines = ["[tool.extparity]"]
-    lines += [f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)]
-    for name, sub in table.items():
-        if isinstance(sub, dict):
-            lines += ["", f"[tool.extparity.{name}]", *(f"{k} = {toml_value(v)}" for k, v in sub.items())]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_pyproject(path, table)
 
 
 # ------------------------------------------------------------------ one problem, one line

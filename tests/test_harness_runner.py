@@ -26,6 +26,8 @@ import pytest
 from extparity import cli
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
 
+from config_files import write_pyproject
+
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]["modules"]
 PARSER = "src/agent/tool-call-parser.js"
@@ -64,26 +66,6 @@ def repair_case(case_id: str) -> dict:
     verdict = json.loads(repair_arguments_canonical(REPAIR_INPUTS[case_id]))
     return {"id": case_id, "fn": "repair", "input": REPAIR_INPUTS[case_id], "expect": verdict,
             "tags": ["harness"], "why": "harness test case"}
-
-
-def toml_value(value) -> str:
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(value)
-
-
-def write_pyproject(path: Path, table: dict) -> Path:
-    lines = ["[tool.extparity]"]
-    lines += [f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)]
-    for name, sub in table.items():
-        if isinstance(sub, dict):
-            lines += ["", f"[tool.extparity.{name}]", *(f"{k} = {toml_value(v)}" for k, v in sub.items())]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 class Project:
