@@ -1,0 +1,93 @@
+"""The shipped extension as a person and as another part of an agent use it, in real Chromium.
+
+The parity suite proves the modules' verdicts; these tests prove the glue around them: the
+inspector page shows what would run and why the rest was refused, and the background answers
+`runtime.sendMessage` with the modules' own verdicts. A missing browser fails, never skips.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from extparity.config import load_config
+from toolcalls import parse_tool_calls, repair_arguments
+
+CONFIG = load_config()
+TREE = CONFIG.tree("chrome")
+ALLOWED = ["click", "navigate"]
+TEXT = ('Opening settings.\n{"name":"navigate","arguments":{"url":"https://example.com"}}\n'
+        'I will not call {"name":"click","arguments":{"selector":"#delete"}} here.\n'
+        '<tool_call>{"name":"delete_all","arguments":{}}</tool_call>')
+
+
+@pytest.fixture(scope="module")
+def extension():
+    """(context, extension id) with the Chrome tree loaded unpacked."""
+    assert Path(CONFIG.chromium).exists(), f"Chromium is not installed at {CONFIG.chromium}"
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=CONFIG.chromium, headless=True,
+            args=[f"--disable-extensions-except={TREE}", f"--load-extension={TREE}", "--no-sandbox",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
+        yield context, urlparse(worker.url).hostname
+        context.close()
+
+
+@pytest.fixture
+def page(extension):
+    context, extension_id = extension
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"chrome-extension://{extension_id}/{CONFIG.page}")
+    page.wait_for_selector("body[data-rendered]")
+    yield page
+    assert errors == []
+    page.close()
+
+
+def table_rows(page, selector):
+    return page.eval_on_selector_all(f"{selector} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+
+
+def test_inspector_shows_what_would_run_and_why_the_rest_was_refused(page):
+    page.fill("#allowlist", ", ".join(ALLOWED))
+    page.fill("#model-output", TEXT)
+    verdict = parse_tool_calls(TEXT, ALLOWED)
+    page.wait_for_function(f"document.querySelectorAll('#rejected tbody tr').length === {len(verdict['rejected'])}")
+    calls = table_rows(page, "#calls")
+    rejected = table_rows(page, "#rejected")
+    assert [(row[1], row[2]) for row in calls] == [(c["name"], c["format"]) for c in verdict["calls"]]
+    assert [(row[1], row[2], row[3]) for row in rejected] == [
+        (r["reason"], r["format"], r["name"] or "") for r in verdict["rejected"]]
+    assert [call["name"] for call in verdict["calls"]] == ["navigate"]
+    assert {r["reason"] for r in verdict["rejected"]} == {"not-own-line", "not-allowed"}
+    highlighted = page.eval_on_selector_all("#rendered mark", "marks => marks.map(m => m.textContent)")
+    spans = [TEXT[c["span"][0]:c["span"][1]] for c in verdict["calls"] + verdict["rejected"]]
+    assert sorted(spans) == sorted(h for h in highlighted if h in spans)
+
+
+def test_inspector_repairs_truncated_arguments_without_inventing(page):
+    page.fill("#raw-arguments", '{"items": [1, 2, 3')
+    page.wait_for_function("document.querySelector('#repair-status').textContent === 'repaired'")
+    assert json.loads(page.text_content("#repair-arguments")) == {"items": [1, 2, 3]}
+    page.fill("#raw-arguments", '{"path":"x.txt","content":"hel')
+    page.wait_for_function("document.querySelector('#repair-status').textContent === 'rejected'")
+    assert page.text_content("#repair-reason") == "truncated-in-string"
+
+
+@pytest.mark.parametrize("message, expected", [
+    ({"type": "parseToolCalls", "text": TEXT, "allowed": ALLOWED}, parse_tool_calls(TEXT, ALLOWED)),
+    ({"type": "repairArguments", "raw": '{"a": [1, 2'}, repair_arguments('{"a": [1, 2')),
+    ({"type": "launchMissiles"}, {"error": "unknown-message-type"}),
+])
+def test_background_answers_runtime_messages_with_the_modules_verdicts(page, message, expected):
+    reply = page.evaluate("message => chrome.runtime.sendMessage(message)", message)
+    assert reply == expected
