@@ -41,7 +41,7 @@ def extension():
 
 
 @pytest.fixture
-def page(extension):
+def inspector(extension):
     context, extension_id = extension
     page = context.new_page()
     errors = []
@@ -57,7 +57,8 @@ def table_rows(page, selector):
     return page.eval_on_selector_all(f"{selector} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
 
 
-def test_inspector_shows_what_would_run_and_why_the_rest_was_refused(page):
+def test_inspector_shows_what_would_run_and_why_the_rest_was_refused(inspector):
+    page = inspector
     page.fill("#allowlist", ", ".join(ALLOWED))
     page.fill("#model-output", TEXT)
     verdict = parse_tool_calls(TEXT, ALLOWED)
@@ -74,7 +75,8 @@ def test_inspector_shows_what_would_run_and_why_the_rest_was_refused(page):
     assert sorted(spans) == sorted(h for h in highlighted if h in spans)
 
 
-def test_inspector_repairs_truncated_arguments_without_inventing(page):
+def test_inspector_repairs_truncated_arguments_without_inventing(inspector):
+    page = inspector
     page.fill("#raw-arguments", '{"items": [1, 2, 3')
     page.wait_for_function("document.querySelector('#repair-status').textContent === 'repaired'")
     assert json.loads(page.text_content("#repair-arguments")) == {"items": [1, 2, 3]}
@@ -87,7 +89,7 @@ def test_inspector_repairs_truncated_arguments_without_inventing(page):
     ({"type": "parseToolCalls", "text": TEXT, "allowed": ALLOWED}, parse_tool_calls(TEXT, ALLOWED)),
     ({"type": "repairArguments", "raw": '{"a": [1, 2'}, repair_arguments('{"a": [1, 2')),
     ({"type": "launchMissiles"}, {"error": "unknown-message-type"}),
-])
-def test_background_answers_runtime_messages_with_the_modules_verdicts(page, message, expected):
-    reply = page.evaluate("message => chrome.runtime.sendMessage(message)", message)
+], ids=["parse", "repair", "unknown-type"])
+def test_background_answers_runtime_messages_with_the_modules_verdicts(inspector, message, expected):
+    reply = inspector.evaluate("message => chrome.runtime.sendMessage(message)", message)
     assert reply == expected
