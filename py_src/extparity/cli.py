@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -178,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, SelectionError) as error:
         print(f"extparity: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # `| head` closed the pipe: not a failure. Point stdout at devnull so the interpreter's
+        # final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
