@@ -265,6 +265,19 @@ def test_a_rule_changed_in_both_twins_is_a_divergence_of_exactly_the_affected_ca
     assert summary["quickjs-firefox"]["diverging"] == len(COMMA_CASES)
 
 
+def test_the_matrix_has_one_row_per_case_and_one_column_per_engine(diverging):
+    project, _ = diverging
+    matrix_path = project.root / "matrix.md"
+    project.run(QJS, "with-matrix.json", "--matrix", str(matrix_path))
+    lines = matrix_path.read_text().splitlines()
+    assert lines[0] == "| case | python | quickjs-chrome | quickjs-firefox |"
+    rows = {line.split(" | ")[0].removeprefix("| "): line.split(" | ")[1:] for line in lines[2:]}
+    assert set(rows) == set(ALL_IDS)
+    for case_id, cells in rows.items():
+        js = "DIVERGES" if case_id in COMMA_CASES else "ok"
+        assert [cell.rstrip(" |") for cell in cells] == ["ok", js, js], case_id
+
+
 def test_the_printed_failures_name_exactly_the_diverging_cells(diverging):
     project, outcome = diverging
     lines = outcome.failure_lines()
