@@ -35,3 +35,14 @@ def run_isolated(make_coro: Callable[[], Awaitable[Any]], hard_timeout_s: float)
     if "error" in box:
         raise box["error"]
     return True, box["value"]
+
+
+async def close_quietly(context: Any) -> None:
+    """Close a browser context within 20 s if one was opened; a failure here changes no result,
+    and leaving ``async_playwright()`` stops the driver and its browsers anyway."""
+    if context is None:
+        return
+    try:
+        await asyncio.wait_for(context.close(), 20)
+    except Exception:
+        pass

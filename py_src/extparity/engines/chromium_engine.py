@@ -20,7 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
-from ._isolated_loop import run_isolated
+from ._isolated_loop import close_quietly, run_isolated
 from .base import BrowserEngine, EngineRun, ModuleConfig, js_source
 
 # Evaluated in inspector.html: hash, import, then keep a runner bound to the entry functions.
@@ -123,9 +123,5 @@ class ChromiumEngine(BrowserEngine):
                 except PlaywrightError as exc:
                     run.fail("crashed", f"{phase}: {exc.message.strip()[:2000]}")
                 finally:
-                    if context is not None:
-                        try:
-                            await asyncio.wait_for(context.close(), 20)
-                        except Exception:
-                            pass  # leaving async_playwright() stops the driver and its browsers
+                    await close_quietly(context)
 

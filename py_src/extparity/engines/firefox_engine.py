@@ -39,7 +39,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
-from ._isolated_loop import run_isolated
+from ._isolated_loop import close_quietly, run_isolated
 from .base import BrowserEngine, EngineRun, ModuleConfig, js_source
 
 PROBE_FILE = "extparity-probe.js"
@@ -141,11 +141,7 @@ class FirefoxEngine(BrowserEngine):
             except PlaywrightError as exc:
                 run.fail("crashed", f"{phase}: {exc.message.strip()[:2000]}")
             finally:
-                if context is not None:
-                    try:
-                        await asyncio.wait_for(context.close(), 20)
-                    except Exception:
-                        pass  # leaving async_playwright() stops the driver and its browsers
+                await close_quietly(context)
 
 
 def _prefs(gecko_id: str) -> dict[str, Any]:
