@@ -14,12 +14,18 @@ from pathlib import Path
 import pytest
 
 from extparity import cli
-from extparity.corpus import load_corpus
+from extparity.config import load_project
+from extparity.corpus import load_corpus as load_with_entries
 
 from config_files import write_pyproject
 
 ROOT = Path(__file__).resolve().parents[1]
 TAGS = {"t": "a tag", "u": "another tag"}
+ENTRIES = load_project(ROOT / "pyproject.toml").entries  # the bundled parse and repair entries
+
+
+def load_corpus(paths, base):
+    return load_with_entries(paths, ENTRIES, base=base)
 
 
 def good(case_id: str, fn: str = "parse", **overrides) -> dict:
@@ -61,7 +67,7 @@ def write_config(path: Path, **changes) -> Path:
     """
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
     table["trees"] = {name: str(ROOT / rel) for name, rel in table["trees"].items()}
-    table["extension_root"] = str(ROOT / table["extension_root"])
+    table["engines"]["python"]["path"] = str(ROOT / table["engines"]["python"]["path"])
     for key, value in changes.items():
         head, _, tail = key.partition(".")
         if tail:
@@ -85,8 +91,8 @@ BAD_LINES = [
     ("missing-id", good("bad", id=...), "id", "required", False),
     ("bad-fn", good("bad", fn="lex"), "fn", "parse, repair", False),
     ("missing-input", good("bad", input=...), "input", "required", False),
-    ("missing-allowed-for-parse", good("bad", allowed=...), "allowed", "required for parse", False),
-    ("allowed-on-repair", good("bad", "repair", allowed=["click"]), "allowed", "not used by repair", False),
+    ("missing-allowed-for-parse", good("bad", allowed=...), "allowed", "required: argument of parse", False),
+    ("allowed-on-repair", good("bad", "repair", allowed=["click"]), "allowed", "unknown field for repair", False),
     ("empty-expect", good("bad", expect={}), "expect", "non-empty object", False),
     ("expect-not-object", good("bad", expect=["calls"]), "expect", "non-empty object", False),
     ("unknown-expect-key-parse", good("bad", expect={"status": "valid"}), "expect", "unknown key 'status' for parse", False),

@@ -10,7 +10,14 @@ import json
 
 import pytest
 
-from extparity.expect import mismatches
+from extparity import expect
+
+# The bundled entries' list rules: a bare string names a call, or a rejection's reason.
+LIST_ITEMS = {"parse": {"calls": "name", "rejected": "reason"}, "repair": {}}
+
+
+def mismatches(fn: str, wanted: dict, verdict: str) -> list[str]:
+    return expect.mismatches(LIST_ITEMS[fn], wanted, verdict)
 
 CLICK = {"name": "click", "arguments": {"selector": "#a", "n": 1}, "format": "bare", "span": [0, 40]}
 READ = {"name": "read_page", "arguments": {}, "format": "tagged", "span": [41, 90]}

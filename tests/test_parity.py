@@ -1,10 +1,11 @@
-"""The bundled corpus through every engine, as one pytest test per (engine, case).
+"""The bundled corpus through every configured engine, as one pytest test per (engine, case).
 
-Each engine runs the whole corpus once per session (batched, as `extparity run` does); the
-tests then read its verdicts. Ids read `test_case[firefox-narration-refusal-...]`, so
-`pytest -k firefox` or `-k narration` selects what a user expects. pytest-playwright's
-`--browser` option picks the browser engines (default: both). A browser that is missing or
-fails to start makes its tests fail, never skip.
+Engines come from the config's registry, as they do for `extparity run`. Each engine runs the
+whole corpus once per session (batched, with the same driver `extparity run` uses); the tests
+then read its verdicts. Ids read `test_case[firefox-narration-refusal-...]`, so `pytest -k
+firefox` or `-k narration` selects what a user expects. pytest-playwright's `--browser` option
+picks which browser kinds run (default: all). A browser that is missing or fails to start
+makes its tests fail, never skip.
 """
 
 from __future__ import annotations
@@ -12,23 +13,26 @@ from __future__ import annotations
 import pytest
 
 from extparity import expect
-from extparity.config import load_config
-from extparity.corpus import load_corpus
-from extparity.runner import REFERENCE, build_engine, disk_hashes, engine_tree, load_deviations
+from extparity.config import load_project
+from extparity.corpus import PARITY_ONLY, load_corpus
+from extparity.engines.driver import run_engine
+from extparity.engines.registry import build_engine
+from extparity.judge import load_deviations
+from extparity.runner import disk_hashes
 
-CONFIG = load_config()
-CORPUS = load_corpus(CONFIG.corpus, base=CONFIG.root)
-BROWSER_ENGINES = {"chromium": "chromium", "firefox": "firefox"}  # --browser value -> engine
-JS_ENGINES = ("quickjs-chrome", "quickjs-firefox", "chromium", "firefox")
-DEVIATIONS, DEVIATION_PROBLEMS = load_deviations(CONFIG.known_deviations)
+PROJECT = load_project()
+CORPUS = load_corpus(PROJECT.corpus, PROJECT.entries, base=PROJECT.root)
+BROWSER_KINDS = ("chromium", "firefox")
+DEVIATIONS, DEVIATION_PROBLEMS = load_deviations(PROJECT.known_deviations, PROJECT.engines,
+                                                 {case.id for case in CORPUS.cases})
 
 
 def selected_engines(config) -> list[str]:
-    browsers = config.getoption("browser", default=None) or list(BROWSER_ENGINES)
-    unknown = [b for b in browsers if b not in BROWSER_ENGINES]
+    browsers = config.getoption("browser", default=None) or list(BROWSER_KINDS)
+    unknown = [b for b in browsers if b not in BROWSER_KINDS]
     if unknown:
-        raise pytest.UsageError(f"--browser {', '.join(unknown)}: this suite has chromium and firefox engines")
-    return ["python", "quickjs-chrome", "quickjs-firefox", *(BROWSER_ENGINES[b] for b in browsers)]
+        raise pytest.UsageError(f"--browser {', '.join(unknown)}: this suite has {' and '.join(BROWSER_KINDS)} engines")
+    return [name for name, spec in PROJECT.engines.items() if spec.kind not in BROWSER_KINDS or spec.kind in browsers]
 
 
 def pytest_generate_tests(metafunc):
@@ -36,8 +40,8 @@ def pytest_generate_tests(metafunc):
     if "case" in metafunc.fixturenames:
         pairs = [(engine, case) for engine in engines for case in CORPUS.cases]
         metafunc.parametrize(("engine", "case"), pairs, ids=[f"{e}-{c.id}" for e, c in pairs])
-    elif "js_engine" in metafunc.fixturenames:
-        metafunc.parametrize("js_engine", [e for e in engines if e in JS_ENGINES])
+    elif "tree_engine" in metafunc.fixturenames:
+        metafunc.parametrize("tree_engine", [e for e in engines if PROJECT.engines[e].tree])
     elif "engine" in metafunc.fixturenames:
         metafunc.parametrize("engine", engines)
 
@@ -49,7 +53,9 @@ def engine_run():
 
     def get(name):
         if name not in runs:
-            runs[name] = build_engine(name, CONFIG).run([case.wire() for case in CORPUS.cases], timeout_s=600)
+            engine = build_engine(PROJECT.engines[name], PROJECT)
+            runs[name] = run_engine(engine, [case.wire(PROJECT.entries[case.fn]) for case in CORPUS.cases],
+                                    budget_s=900)
         return runs[name]
 
     return get
@@ -62,20 +68,20 @@ def test_corpus_loads_without_problems():
 
 def test_known_deviations_file_is_well_formed():
     assert DEVIATION_PROBLEMS == []
-    unknown = [case for case in DEVIATIONS if case not in {c.id for c in CORPUS.cases}]
-    assert unknown == [], "known deviations name cases the corpus does not have"
 
 
 def test_engine_ran_every_case(engine, engine_run):
     run = engine_run(engine)
     assert run.status == "ok", f"{engine} {run.status}: {run.detail}"
-    assert len(run.verdicts) + len(run.case_errors) == len(CORPUS.cases)
+    assert len(run.verdicts) + len(run.failures) == len(CORPUS.cases)
 
 
-def test_modules_loaded_are_the_bytes_on_disk(js_engine, engine_run):
-    tree = engine_tree(js_engine)
-    on_disk = {module: by_tree[tree] for module, by_tree in disk_hashes(CONFIG, [tree]).items()}
-    assert engine_run(js_engine).module_hashes == on_disk
+def test_modules_loaded_are_the_bytes_on_disk(tree_engine, engine_run):
+    tree = PROJECT.engines[tree_engine].tree
+    hashes, problems = disk_hashes(PROJECT)
+    assert problems == []
+    on_disk = {module: by_tree[tree] for module, by_tree in hashes.items()}
+    assert engine_run(tree_engine).module_hashes == on_disk
 
 
 def test_case(engine, case, engine_run, request):
@@ -83,9 +89,12 @@ def test_case(engine, case, engine_run, request):
     if known and engine in known.engines:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"{known.reason} ({known.link})"))
     run = engine_run(engine)
-    assert case.id not in run.case_errors, f"threw: {run.case_errors.get(case.id)}"
+    failure = run.failures.get(case.id)
+    assert failure is None, f"{failure.kind}: {failure.detail}"
     verdict = run.verdicts.get(case.id)
     assert verdict is not None, f"no verdict ({run.status}: {run.detail})"
-    if engine != REFERENCE:
-        assert verdict == engine_run(REFERENCE).verdicts.get(case.id), f"{engine} diverges from {REFERENCE}"
-    assert expect.mismatches(case.fn, case.expect, verdict) == [], f"{case.file}:{case.line}: {case.why}"
+    if PROJECT.reference and engine != PROJECT.reference:
+        assert verdict == engine_run(PROJECT.reference).verdicts.get(case.id), f"{engine} diverges from {PROJECT.reference}"
+    if case.expect != PARITY_ONLY:
+        assert expect.mismatches(PROJECT.entries[case.fn].list_items, case.expect, verdict) == [], \
+            f"{case.file}:{case.line}: {case.why}"

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from extparity.config import load_config
-from extparity.runner import build_engine
+from extparity.config import load_project
+from extparity.engines.base import WireCase
+from extparity.engines.driver import run_engine
+from extparity.engines.registry import build_engine
 
-CONFIG = load_config()
+PROJECT = load_project()
 TESTS = Path(__file__).parent
 
 
@@ -39,19 +41,20 @@ def recorded_cases(tmp_path_factory):
         if key in seen:
             continue
         seen.add(key)
-        case = {"id": f"unit-{len(cases)}", "fn": kind, "input": arguments[0]}
-        if kind == "parse":
-            case["allowed"] = arguments[1]
-        cases.append(case)
+        cases.append(WireCase(f"unit-{len(cases)}", kind, tuple(arguments)))
     return cases
+
+
+def run(name, cases):
+    return run_engine(build_engine(PROJECT.engines[name], PROJECT), cases, budget_s=900)
 
 
 @pytest.mark.parametrize("engine", ["quickjs-chrome", "quickjs-firefox"])
 def test_twins_match_reference_on_unit_test_inputs(engine, recorded_cases):
     assert len(recorded_cases) > 500, "the reference tests should exercise many distinct inputs"
-    reference = build_engine("python", CONFIG).run(recorded_cases, timeout_s=600)
-    twin = build_engine(engine, CONFIG).run(recorded_cases, timeout_s=600)
+    reference = run("python", recorded_cases)
+    twin = run(engine, recorded_cases)
     assert twin.status == "ok", twin.detail
-    differing = [c for c in recorded_cases if twin.verdicts.get(c["id"]) != reference.verdicts[c["id"]]]
-    shown = [(c["fn"], repr(c["input"])[:120], twin.verdicts.get(c["id"]), reference.verdicts[c["id"]]) for c in differing[:5]]
+    differing = [c for c in recorded_cases if twin.verdicts.get(c.id) != reference.verdicts[c.id]]
+    shown = [(c.fn, repr(c.args[0])[:120], twin.verdicts.get(c.id), reference.verdicts[c.id]) for c in differing[:5]]
     assert differing == [], f"{len(differing)} of {len(recorded_cases)} inputs differ, e.g. {shown}"

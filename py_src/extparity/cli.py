@@ -1,7 +1,8 @@
-"""`extparity`: run the parity suite, lint and count the corpus, diff one input across engines.
+"""`extparity`: run the parity suite, lint and count the corpus, diff inputs across engines.
 
 Exit codes: 0 everything agreed and met expectations; 1 a divergence, an unmet expectation, a
-module problem, a crashed engine or a bad corpus line; 2 the command line or config is wrong.
+module problem, a failed engine or a bad corpus line; 2 the command line or config is wrong;
+130 / 143 interrupted by SIGINT / SIGTERM (nothing half-written is left behind).
 """
 
 from __future__ import annotations
@@ -9,55 +10,101 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections import Counter
 from pathlib import Path
 
 from . import __version__, report
-from .config import ConfigError, load_config
-from .corpus import Case, load_corpus
-from .runner import ENGINE_NAMES, REFERENCE, SelectionError, parse_engine_list, run_parity
+from .config import ConfigError, Project, load_project
+from .corpus import PARITY_ONLY, Case, load_corpus
+from .engines.driver import Controller
+from .runner import RunResult, run_parity, select_engines
 
 
-def _corpus_paths(args, config) -> list[Path]:
-    return [Path(p) for p in args.corpus] if args.corpus else list(config.corpus)
+class UsageError(Exception):
+    """A command-line problem found before any engine started."""
 
 
-def _load(args, config):
-    corpus = load_corpus(_corpus_paths(args, config), base=config.root)
+class Terminated(BaseException):
+    """SIGTERM, turned into an exception so that cleanup runs as it does for Ctrl-C."""
+
+
+def _corpus_paths(args, project: Project) -> list[Path]:
+    return [Path(p) for p in args.corpus] if getattr(args, "corpus", None) else list(project.corpus)
+
+
+def _load(args, project: Project):
+    corpus = load_corpus(_corpus_paths(args, project), project.entries, base=project.root)
     return corpus, [str(problem) for problem in corpus.problems]
 
 
+def check_output(path: str | None) -> Path | None:
+    """Fail before any engine starts if a report could not be written there."""
+    if not path:
+        return None
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{path}: is a directory, not a file")
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot create its folder: {error.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UsageError(f"{path}: not writable")
+    return target
+
+
+def _write(path: Path | None, text: str) -> str | None:
+    if path is None:
+        return None
+    try:
+        report.write_atomic(path, text)
+    except OSError as error:
+        return f"cannot write {path}: {error.strerror or error}"
+    return None
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run_with_controller(project: Project, cases: list[Case], engines: list[str], args, **extra) -> RunResult:
+    """Run parity; on SIGINT/SIGTERM every engine stops, and the interrupt goes on up."""
+    return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
+                      jobs=args.jobs, controller=Controller(), log=extra.pop("log", _stderr), **extra)
+
+
 def cmd_run(args) -> int:
-    config = load_config(args.config)
-    engines = parse_engine_list(args.engines)
-    corpus, problems = _load(args, config)
+    project = load_project(args.config)
+    engines = select_engines(project, args.engines)
+    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    corpus, problems = _load(args, project)
     for problem in problems:
-        print(f"corpus: {problem}", file=sys.stderr)
-    result = run_parity(config, corpus.cases, engines, timeout_s=args.timeout)
+        _stderr(f"corpus: {problem}")
+    result = run_with_controller(project, corpus.cases, engines, args, check_deviation_cases=not args.corpus)
+    result.extra_problems += [f"corpus: {p}" for p in problems]
     print(report.summary_table(result))
-    failures = report.failure_lines(result) + [f"corpus: {p}" for p in problems]
-    if args.json:
-        report.write_json(Path(args.json), report.json_result(result, config, corpus.files, problems))
-    if args.matrix:
-        Path(args.matrix).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.matrix).write_text(report.matrix_markdown(result), encoding="utf-8")
-    if args.timings:
-        Path(args.timings).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.timings).write_text(json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n")
+    write_errors = [
+        _write(outputs["json"], report.dumps(report.json_result(result, project, corpus.files, problems))),
+        _write(outputs["matrix"], report.matrix_markdown(result)),
+        _write(outputs["timings"], json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n"),
+    ]
+    failures = report.failure_lines(result) + [e for e in write_errors if e]
     if failures:
-        print("\nFAILED:", file=sys.stderr)
+        _stderr("\nFAILED:")
         for line in failures:
-            print(f"  {line}", file=sys.stderr)
+            _stderr(f"  {line}")
         return 1
-    print(f"\nall {len(corpus.cases)} cases agree across {', '.join(engines)} and meet their expectations")
+    print(f"\n{report.closing_line(result)}")
     return 0
 
 
 def cmd_corpus_lint(args) -> int:
-    """Schema, unique ids, known tags, and every case loads (the reference can run it)."""
-    config = load_config(args.config)
-    corpus, problems = _load(args, config)
+    """Schema, unique ids, known tags."""
+    project = load_project(args.config)
+    corpus, problems = _load(args, project)
     for problem in problems:
         print(problem)
     print(f"{len(corpus.cases)} cases in {len(corpus.files)} files, {len(problems)} problems")
@@ -65,8 +112,8 @@ def cmd_corpus_lint(args) -> int:
 
 
 def cmd_corpus_stats(args) -> int:
-    config = load_config(args.config)
-    corpus, problems = _load(args, config)
+    project = load_project(args.config)
+    corpus, problems = _load(args, project)
     by_group = Counter(case.group for case in corpus.cases)
     by_outcome = Counter(outcome(case) for case in corpus.cases)
     by_tag = Counter(tag for case in corpus.cases for tag in case.tags)
@@ -87,48 +134,83 @@ def cmd_corpus_stats(args) -> int:
 
 
 def outcome(case: Case) -> str:
-    """A coarse label of what the case expects, for counting."""
-    expect = case.expect
-    if case.fn == "repair":
-        return f"repair:{expect.get('status', 'unspecified')}"
-    if expect.get("error"):
-        return "parse:error"
-    if "calls" in expect:
-        return "parse:calls" if expect["calls"] else "parse:no-calls"
-    return "parse:rejected-only"
+    """A coarse label of what the case expects, for counting: its entry and the first listed
+    expectation key with an emptiness mark for lists ("parse:calls", "parse:no-calls")."""
+    if case.expect == PARITY_ONLY:
+        return f"{case.fn}:parity-only"
+    if "status" in case.expect:
+        return f"{case.fn}:{case.expect['status']}"
+    if case.expect.get("error"):
+        return f"{case.fn}:error"
+    key = next(iter(case.expect))
+    value = case.expect[key]
+    if isinstance(value, list):
+        return f"{case.fn}:{key}" if value else f"{case.fn}:no-{key}"
+    return f"{case.fn}:{key}"
 
 
 def cmd_diff(args) -> int:
     """Run one input through the chosen engines and show where the verdicts differ."""
-    config = load_config(args.config)
-    engines = parse_engine_list(args.engines)
+    project = load_project(args.config)
+    engines = select_engines(project, args.engines)
     if args.raw is not None or args.raw_file:
-        fn, value, allowed = "repair", _text(args.raw, args.raw_file), None
+        fn, fields = "repair", {"input": _text(args.raw, args.raw_file)}
     else:
-        fn, value = "parse", _text(args.text, args.text_file)
-        allowed = [name.strip() for name in args.allowed.split(",") if name.strip()]
-    item = Case(id="input", fn=fn, input=value, allowed=allowed, expect={}, tags=(), why="",
+        fields = {"input": _text(args.text, args.text_file),
+                  "allowed": [name.strip() for name in args.allowed.split(",") if name.strip()]}
+        fn = "parse"
+    if fn not in project.entries:
+        raise UsageError(f"this project has no {fn!r} entry (entries: {', '.join(project.entries)})")
+    entry = project.entries[fn]
+    fields = {name: fields.get(name) for name in entry.args}
+    item = Case(id="input", fn=fn, fields=fields, expect=PARITY_ONLY, tags=(), why="",
                 file="<command line>", line=0, group="diff")
-    result = run_parity(config, [item], engines, timeout_s=args.timeout, progress=lambda line: None)
-    verdicts = {}
+    result = run_with_controller(project, [item], engines, args, log=lambda line: None)
+    r = result.results[0]
+    shown = {}
     for name in engines:
-        run = result.runs[name]
-        verdicts[name] = run.verdicts.get("input") or f"<{run.case_errors.get('input') or run.status + ': ' + run.detail}>"
-    reference = verdicts.get(REFERENCE, next(iter(verdicts.values())))
-    for name, verdict in verdicts.items():
-        mark = "=" if verdict == reference else "≠"
-        print(f"{mark} {name}: {verdict}")
-    agree = len(set(verdicts.values())) == 1 and not result.module_problems
+        run, failure = result.runs[name], result.runs[name].failures.get("input")
+        if name in r.verdicts:
+            shown[name] = r.verdicts[name]
+        elif failure is not None:
+            shown[name] = f"<{failure.kind}: {failure.detail}>"
+        else:
+            shown[name] = f"<{run.status}: {run.detail}>"
+    for name in engines:
+        mark = "=" if name in r.verdicts and r.verdicts[name] == r.baseline else "≠"
+        print(f"{mark} {name}: {shown[name]}")
     for problem in result.module_problems:
         print(f"module: {problem}")
-    print("verdicts agree" if agree else "verdicts DIFFER")
+    gave_none = [name for name in engines if name not in r.verdicts]
+    agree = len(r.groups) == 1 and not gave_none and not result.module_problems
+    if gave_none:
+        print(f"verdicts INCOMPLETE: no verdict from {', '.join(gave_none)}")
+    else:
+        print("verdicts agree" if agree else "verdicts DIFFER")
     return 0 if agree else 1
 
 
 def _text(value: str | None, path: str | None) -> str:
-    if path:
-        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    return value
+    if not path:
+        return value
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read it: {error.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path}: not UTF-8 (byte {error.start + 1} is {data[error.start]:#04x})") from None
+
+
+def add_run_options(parser: argparse.ArgumentParser, engines_help: str) -> None:
+    parser.add_argument("--engines", help=engines_help)
+    parser.add_argument("--case-timeout", type=float, default=10.0, metavar="S",
+                        help="seconds one case may take in one engine before it is a TIMEOUT (default 10)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                        help="seconds each engine may spend in all (default 600)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="engines running at once (default: all selected)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,11 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run the parity suite")
     corpus_option(run)
-    run.add_argument("--engines", default=",".join(ENGINE_NAMES), help=f"comma-separated (default: {','.join(ENGINE_NAMES)})")
+    add_run_options(run, "comma-separated engine names (default: every configured engine)")
     run.add_argument("--json", metavar="PATH", help="write the machine-readable result")
     run.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     run.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
-    run.add_argument("--timeout", type=float, default=300.0, help="seconds each engine may spend on cases")
     run.set_defaults(handler=cmd_run)
 
     corpus = commands.add_parser("corpus", help="check or count the corpus")
@@ -166,24 +247,43 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--raw", help="argument JSON to repair")
     source.add_argument("--raw-file", metavar="PATH", help="argument JSON to repair, from a file ('-' for stdin)")
     diff.add_argument("--allowed", default="", help="comma-separated allowlist for --text")
-    diff.add_argument("--engines", default="python,quickjs-chrome,quickjs-firefox")
-    diff.add_argument("--timeout", type=float, default=60.0)
+    add_run_options(diff, "comma-separated engine names (default: every configured engine)")
     diff.set_defaults(handler=cmd_diff)
     return parser
 
 
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         return args.handler(args)
-    except (ConfigError, SelectionError) as error:
+    except (ConfigError, UsageError) as error:
         print(f"extparity: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("extparity: interrupted; every engine was stopped and no report was written", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("extparity: terminated; every engine was stopped and no report was written", file=sys.stderr)
+        return 143
     except BrokenPipeError:
         # `| head` closed the pipe: not a failure. Point stdout at devnull so the interpreter's
         # final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

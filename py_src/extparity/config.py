@@ -1,39 +1,74 @@
-"""The `[tool.extparity]` table: where the trees, modules, entry points and corpus live.
+"""The `[tool.extparity]` table: everything the harness knows about its subject.
 
-Everything the harness knows about its subject comes from here, so another extension team can
-point it at their own trees by editing one table.
+Trees, entries (the functions cases call, with their arguments and optional adapters), engines
+(kinds bound to trees and options), the corpus and the known deviations all come from here,
+so another extension team points the harness at their own trees by writing one table. Paths
+are relative to the file that holds the table. Unknown keys are errors: a typo must not turn
+into a default.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .engines.base import EntryPoint, ModuleConfig
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate"}
+ENTRY_KEYS = {"module", "export", "args", "adapter", "expect"}
+EXPECT_KEYS = {"keys", "items"}
+RENAMED = {
+    "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
+    "browsers": "browser executables are engine options: [tool.extparity.engines.NAME] executable = ...",
+    "extension_root": "release metadata lives under [tool.extparity.gate]",
+}
 
 
 class ConfigError(Exception):
-    """The config table is missing or malformed; the message names the key."""
+    """The config is missing or malformed; the message names the file and key."""
 
 
 @dataclass(frozen=True)
-class Config:
+class Entry:
+    """One function cases can call: `fn` in a corpus line names an entry."""
+
+    name: str
+    module: str  # tree-relative path of the module that exports it
+    export: str
+    args: tuple[str, ...]  # case fields passed to it, in order
+    adapter: Path | None = None  # harness-side JS module that calls the export its own way
+    expect_keys: tuple[str, ...] | None = None  # keys an expectation may name (None: any)
+    list_items: dict[str, str] = field(default_factory=dict)  # list key -> field a bare string names
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    name: str
+    kind: str
+    tree: str | None
+    options: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Project:
+    path: Path  # the pyproject.toml
     root: Path
     trees: dict[str, Path]
-    modules: ModuleConfig
-    reference: dict[str, str]
+    entries: dict[str, Entry]
+    engines: dict[str, EngineSpec]  # in declaration order
+    reference: str | None  # the engine whose verdict defines "right", if any
     corpus: tuple[Path, ...]
     known_deviations: Path | None
-    extension_root: Path | None
-    chromium: str
-    firefox: str
-    page: str
+    gate: dict[str, Any]
 
-    def tree(self, name: str) -> Path:
-        if name not in self.trees:
-            raise ConfigError(f"[tool.extparity.trees] has no tree named {name!r}")
-        return self.trees[name]
+    def relative(self, path: Path | str) -> str:
+        """A path as reports show it: relative to the project where possible."""
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
 
 
 def find_pyproject(start: Path | None = None) -> Path:
@@ -41,52 +76,146 @@ def find_pyproject(start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "extparity" in tomllib.loads(candidate.read_text()).get("tool", {}):
+        if candidate.is_file() and "extparity" in _read_toml(candidate).get("tool", {}):
             return candidate
     raise ConfigError(f"no pyproject.toml with a [tool.extparity] table in {here} or above")
 
 
-def _require(table: dict, key: str, kind: type, where: str):
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read it: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+
+
+def _require(table: dict, key: str, kind: type | tuple[type, ...], where: str):
     if key not in table:
         raise ConfigError(f"{where}: missing key {key!r}")
-    if not isinstance(table[key], kind):
-        raise ConfigError(f"{where}.{key}: expected {kind.__name__}, got {type(table[key]).__name__}")
-    return table[key]
+    return _typed(table[key], kind, f"{where}.{key}")
 
 
-def load_config(pyproject: Path | None = None) -> Config:
+def _typed(value, kind: type | tuple[type, ...], where: str):
+    if not isinstance(value, kind):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise ConfigError(f"{where}: expected {names}, got {type(value).__name__}")
+    return value
+
+
+def _strings(value, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise ConfigError(f"{where}: expected a list of non-empty strings")
+    return tuple(value)
+
+
+def _unknown(table: dict, allowed: set[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            hint = f" ({RENAMED[key]})" if key in RENAMED else ""
+            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+
+
+def load_project(pyproject: Path | str | None = None) -> Project:
     path = Path(pyproject) if pyproject else find_pyproject()
+    document = _read_toml(path)
     try:
-        table = tomllib.loads(path.read_text())["tool"]["extparity"]
-    except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
-        raise ConfigError(f"{path}: cannot read [tool.extparity]: {error}") from None
-    root = path.parent.resolve()
+        table = document["tool"]["extparity"]
+    except (KeyError, TypeError):
+        raise ConfigError(f"{path}: no [tool.extparity] table") from None
     where = "[tool.extparity]"
-    trees = {name: root / rel for name, rel in _require(table, "trees", dict, where).items()}
-    module_list = _require(table, "modules", list, where)
-    entries = {
-        fn: EntryPoint(
-            module=_require(entry, "module", str, f"{where}.entries.{fn}"),
-            export=_require(entry, "export", str, f"{where}.entries.{fn}"),
-        )
-        for fn, entry in _require(table, "entries", dict, where).items()
-    }
-    try:
-        modules = ModuleConfig(modules=tuple(module_list), entries=entries)
-    except ValueError as error:
-        raise ConfigError(f"{where}: {error}") from None
-    browsers = table.get("browsers", {})
+    _unknown(table, TOP_KEYS, f"{path}: {where}")
+    root = path.parent.resolve()
+    trees = {name: root / _typed(rel, str, f"{where}.trees.{name}")
+             for name, rel in _require(table, "trees", dict, where).items()}
+    for name in trees:
+        if not NAME.match(name):
+            raise ConfigError(f"{where}.trees: {name!r} is not a usable name (letters, digits, '.', '_', '-')")
+    entries = {name: _entry(name, spec, root) for name, spec in _require(table, "entries", dict, where).items()}
+    if not entries:
+        raise ConfigError(f"{where}.entries: declare at least one entry")
+    engines = _engines(table.get("engines"), trees, entries)
+    reference = table.get("reference")
+    if reference is not None and reference not in engines:
+        raise ConfigError(f"{where}.reference: {reference!r} is not a configured engine "
+                          f"({', '.join(engines)})")
     deviations = table.get("known_deviations")
-    extension_root = table.get("extension_root")
-    return Config(
+    return Project(
+        path=path.resolve(),
         root=root,
         trees=trees,
-        modules=modules,
-        reference=dict(_require(table, "reference", dict, where)),
-        corpus=tuple(root / rel for rel in _require(table, "corpus", list, where)),
-        known_deviations=root / deviations if deviations else None,
-        extension_root=root / extension_root if extension_root else None,
-        chromium=browsers.get("chromium", "/usr/bin/chromium"),
-        firefox=browsers.get("firefox", "/usr/bin/firefox-esr"),
-        page=browsers.get("page", "inspector.html"),
+        entries=entries,
+        engines=engines,
+        reference=reference,
+        corpus=tuple(root / rel for rel in _strings(_require(table, "corpus", list, where), f"{where}.corpus")),
+        known_deviations=root / _typed(deviations, str, f"{where}.known_deviations") if deviations else None,
+        gate=_typed(table.get("gate", {}), dict, f"{where}.gate"),
     )
+
+
+def _entry(name: str, spec, root: Path) -> Entry:
+    where = f"[tool.extparity.entries.{name}]"
+    if not NAME.match(name):
+        raise ConfigError(f"{where}: {name!r} is not a usable entry name")
+    _typed(spec, dict, where)
+    _unknown(spec, ENTRY_KEYS, where)
+    expect = _typed(spec.get("expect", {}), dict, f"{where}.expect")
+    _unknown(expect, EXPECT_KEYS, f"{where}.expect")
+    items = _typed(expect.get("items", {}), dict, f"{where}.expect.items")
+    for key, field_name in items.items():
+        _typed(field_name, str, f"{where}.expect.items.{key}")
+    keys = _strings(expect["keys"], f"{where}.expect.keys") if "keys" in expect else None
+    args = _strings(_require(spec, "args", list, where), f"{where}.args")
+    for arg in args:
+        if arg in ("id", "fn", "expect", "tags", "why"):
+            raise ConfigError(f"{where}.args: {arg!r} is a corpus field of its own, not an argument")
+    adapter = spec.get("adapter")
+    return Entry(
+        name=name,
+        module=_require(spec, "module", str, where),
+        export=_require(spec, "export", str, where),
+        args=args,
+        adapter=root / _typed(adapter, str, f"{where}.adapter") if adapter else None,
+        expect_keys=keys,
+        list_items=dict(items),
+    )
+
+
+def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[str, EngineSpec]:
+    """Declared engines, or the defaults: QuickJS per tree, Chromium on a tree named "chrome",
+    Firefox on a tree named "firefox"."""
+    from .engines.registry import check_options, kind_needs_tree, known_kind
+
+    if table is None:
+        specs = {f"quickjs-{tree}": EngineSpec(f"quickjs-{tree}", "quickjs", tree, {}) for tree in trees}
+        for kind, tree in (("chromium", "chrome"), ("firefox", "firefox")):
+            if tree in trees:
+                specs[kind] = EngineSpec(kind, kind, tree, {})
+        return specs
+    _typed(table, dict, "[tool.extparity.engines]")
+    specs = {}
+    for name, spec in table.items():
+        where = f"[tool.extparity.engines.{name}]"
+        if not NAME.match(name):
+            raise ConfigError(f"{where}: {name!r} is not a usable engine name")
+        options = dict(_typed(spec, dict, where))
+        kind = _require(options, "kind", str, where)
+        if not known_kind(kind):
+            from .engines.registry import KINDS
+
+            raise ConfigError(f"{where}.kind: unknown kind {kind!r} (known: {', '.join(KINDS)}, "
+                              f"or 'package.module:Class')")
+        del options["kind"]
+        tree = options.pop("tree", None)
+        if kind_needs_tree(kind):
+            if tree is None:
+                raise ConfigError(f"{where}: missing key 'tree' (a {kind} engine loads one tree)")
+            if tree not in trees:
+                raise ConfigError(f"{where}.tree: no tree named {tree!r} in [tool.extparity.trees]")
+        elif tree is not None:
+            raise ConfigError(f"{where}.tree: a {kind} engine does not load a tree")
+        specs[name] = EngineSpec(name, kind, tree, options)
+        check_options(specs[name])
+    if not specs:
+        raise ConfigError("[tool.extparity.engines]: declare at least one engine, or remove the table")
+    return specs

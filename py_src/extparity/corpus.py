@@ -1,8 +1,13 @@
-"""Loading the fixture corpus: JSON Lines, one case per line, checked strictly.
+"""The corpus contract: JSON Lines, one case per line, checked strictly against the entries.
 
-A bad line is reported with file, line and field and skipped; every other case still loads,
-so one typo never hides the rest of a run. Groups are the file's path inside its corpus root
-without `.jsonl` (`parse/bare`), the way JSONTestSuite names say what they test.
+A case names an entry (`fn`) from the config; the entry says which case fields are its
+arguments, so the harness has no built-in case kinds. A bad line is reported with file, line
+and field and skipped; every other case still loads, so one typo never hides the rest of a
+run. Groups are the file's path inside its corpus root without `.jsonl` (`parse/bare`), the
+way JSONTestSuite names say what they test.
+
+This module is the one place the schema lives: `extparity corpus lint`, the runner, the
+pytest suite and the fixture generators' checker all load cases through `load_corpus`.
 """
 
 from __future__ import annotations
@@ -11,15 +16,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
+
+from .config import Entry
+from .engines.base import WireCase
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
-FN_KINDS = ("parse", "repair")
-KEYS = ("id", "fn", "input", "allowed", "expect", "tags", "why")
-EXPECT_KEYS = {
-    "parse": ("calls", "rejected", "error"),
-    "repair": ("status", "arguments", "reason", "actions"),
-}
+CASE_KEYS = ("id", "fn", "expect", "tags", "why")
+PARITY_ONLY = "reference"  # `"expect": "reference"`: the case asserts agreement, not a value
 TAGS_FILE = "tags.json"
 
 
@@ -27,21 +31,26 @@ TAGS_FILE = "tags.json"
 class Case:
     id: str
     fn: str
-    input: Any
-    allowed: Any
-    expect: dict
+    fields: Mapping[str, Any]  # the entry's arguments, by name
+    expect: dict | str  # a partial expectation, or PARITY_ONLY
     tags: tuple[str, ...]
     why: str
     file: str
     line: int
     group: str
 
-    def wire(self) -> dict[str, Any]:
-        """What engines receive: nothing about expectations, so no engine can peek."""
-        wire = {"id": self.id, "fn": self.fn, "input": self.input}
-        if self.fn == "parse":
-            wire["allowed"] = self.allowed
-        return wire
+    @property
+    def input(self) -> Any:
+        """The first argument: what reports show as the case's input."""
+        return next(iter(self.fields.values()), None)
+
+    def wire(self, entry: Entry) -> WireCase:
+        return WireCase(self.id, self.fn, tuple(self.fields[name] for name in entry.args))
+
+    def line_json(self) -> dict[str, Any]:
+        """The case as a corpus line (for repro files and minimised fuzz cases)."""
+        return {"id": self.id, "fn": self.fn, **self.fields, "expect": self.expect,
+                "tags": list(self.tags), "why": self.why}
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,7 @@ def corpus_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.jsonl")) if root.is_dir() else [root]
 
 
-def load_corpus(paths, base: Path | None = None) -> Corpus:
+def load_corpus(paths, entries: Mapping[str, Entry], base: Path | None = None) -> Corpus:
     """Load every case from `paths` (directories or .jsonl files), collecting problems."""
     base = (base or Path.cwd()).resolve()
     corpus = Corpus()
@@ -102,7 +111,7 @@ def load_corpus(paths, base: Path | None = None) -> Corpus:
             shown = _display(path, base)
             corpus.files.append(shown)
             group = path.resolve().relative_to(folder.resolve()).with_suffix("").as_posix()
-            _load_file(path, shown, group, corpus, owners)
+            _load_file(path, shown, group, corpus, owners, entries)
     for case in corpus.cases:
         for tag in case.tags:
             if tag not in corpus.tags:
@@ -126,13 +135,19 @@ def _load_tags(path: Path, corpus: Corpus, base: Path) -> None:
     corpus.tags.update(tags)
 
 
-def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[str, str]) -> None:
+def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[str, str],
+               entries: Mapping[str, Entry]) -> None:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        corpus.problems.append(Problem(shown, 0, "", f"unreadable: {error}"))
+        data = path.read_bytes()
+    except OSError as error:
+        corpus.problems.append(Problem(shown, 0, "", f"unreadable: {error.strerror or error}"))
         return
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            corpus.problems.append(Problem(shown, number, "", f"not UTF-8 (byte {error.start + 1} of the line)"))
+            continue
         if not line.strip():
             continue
         try:
@@ -140,29 +155,20 @@ def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[
         except ValueError as error:
             corpus.problems.append(Problem(shown, number, "", f"not JSON: {error}"))
             continue
-        problems = check_record(record)
+        problems = check_record(record, entries)
         if problems:
             corpus.problems.extend(Problem(shown, number, key, message) for key, message in problems)
             continue
-        where = f"{shown}:{number}"
         if record["id"] in owners:
             corpus.problems.append(Problem(shown, number, "id", f"duplicate id {record['id']!r}, first at {owners[record['id']]}"))
             continue
-        owners[record["id"]] = where
-        corpus.cases.append(
-            Case(
-                id=record["id"],
-                fn=record["fn"],
-                input=record["input"],
-                allowed=record.get("allowed"),
-                expect=record["expect"],
-                tags=tuple(record["tags"]),
-                why=record["why"],
-                file=shown,
-                line=number,
-                group=group,
-            )
-        )
+        owners[record["id"]] = f"{shown}:{number}"
+        entry = entries[record["fn"]]
+        corpus.cases.append(Case(
+            id=record["id"], fn=record["fn"], fields={name: record[name] for name in entry.args},
+            expect=record["expect"], tags=tuple(record["tags"]), why=record["why"],
+            file=shown, line=number, group=group,
+        ))
 
 
 def _reject_constant(name: str):
@@ -178,55 +184,45 @@ def _reject_duplicates(pairs):
     return dict(pairs)
 
 
-def check_expect(fn: str, expect: dict) -> list[str]:
-    """Type problems of an expectation's values, so matching can never crash on them."""
+def check_expect(entry: Entry, expect: dict) -> list[str]:
+    """Problems of an expectation against its entry, so matching can never crash on them."""
     problems = []
     for key, value in expect.items():
-        if fn == "parse" and key in ("calls", "rejected"):
-            item_keys = ("name", "arguments", "format", "span") if key == "calls" else ("reason", "format", "name", "span")
+        if entry.expect_keys is not None and key not in entry.expect_keys:
+            problems.append(f"unknown key {key!r} for {entry.name} (expected one of {', '.join(entry.expect_keys)})")
+        elif key in entry.list_items:
             if not isinstance(value, list):
                 problems.append(f"{key} must be a list")
                 continue
             for index, item in enumerate(value):
-                if isinstance(item, dict):
-                    problems.extend(f"{key}[{index}]: unknown key {k!r}" for k in item if k not in item_keys)
-                elif not isinstance(item, str):
+                if not isinstance(item, (str, dict)):
                     problems.append(f"{key}[{index}] must be a string or an object")
-        elif key in ("error", "reason") and not (value is None or isinstance(value, str)):
-            problems.append(f"{key} must be a string or null")
-        elif key == "status" and value not in ("valid", "repaired", "rejected"):
-            problems.append("status must be valid, repaired or rejected")
-        elif key == "arguments" and not (value is None or isinstance(value, dict)):
-            problems.append("arguments must be an object or null")
-        elif key == "actions" and not isinstance(value, list):
-            problems.append("actions must be a list")
     return problems
 
 
-def check_record(record) -> list[tuple[str, str]]:
+def check_record(record, entries: Mapping[str, Entry]) -> list[tuple[str, str]]:
     """Schema problems of one decoded line as (field, message) pairs."""
     if not isinstance(record, dict):
         return [("", "a case must be a JSON object")]
-    problems = [(key, "unknown field") for key in record if key not in KEYS]
     case_id = record.get("id")
+    problems = []
     if not isinstance(case_id, str) or not ID_PATTERN.match(case_id):
         problems.append(("id", "required: lowercase letters, digits, '.', '_' or '-'"))
     fn = record.get("fn")
-    if not isinstance(fn, str) or fn not in FN_KINDS:
-        fn = None
-        problems.append(("fn", f"required: one of {', '.join(FN_KINDS)}"))
-    if "input" not in record:
-        problems.append(("input", "required"))
-    if fn == "parse" and "allowed" not in record:
-        problems.append(("allowed", "required for parse cases"))
-    if fn == "repair" and "allowed" in record:
-        problems.append(("allowed", "not used by repair cases"))
+    entry = entries.get(fn) if isinstance(fn, str) else None
+    if entry is None:
+        problems.append(("fn", f"required: one of {', '.join(entries)}"))
+    else:
+        problems += [(key, f"unknown field for {fn} (its arguments are {', '.join(entry.args)})")
+                     for key in record if key not in CASE_KEYS and key not in entry.args]
+        problems += [(name, f"required: argument of {fn}") for name in entry.args if name not in record]
     expect = record.get("expect")
-    if not isinstance(expect, dict) or not expect:
-        problems.append(("expect", "required: a non-empty object"))
-    elif fn is not None:
-        problems.extend(("expect", f"unknown key {key!r} for {fn}") for key in expect if key not in EXPECT_KEYS[fn])
-        problems.extend(("expect", message) for message in check_expect(fn, expect))
+    if expect == PARITY_ONLY:
+        pass
+    elif not isinstance(expect, dict) or not expect:
+        problems.append(("expect", f'required: a non-empty object, or "{PARITY_ONLY}" for a parity-only case'))
+    elif entry is not None:
+        problems.extend(("expect", message) for message in check_expect(entry, expect))
     tags = record.get("tags")
     if not isinstance(tags, list) or not tags or not all(isinstance(tag, str) for tag in tags):
         problems.append(("tags", "required: a non-empty list of strings"))

@@ -1,20 +1,19 @@
 """Does a verdict meet a case's expectation?
 
 Expectations are partial on purpose: a narration case asserts that nothing runs and why, not
-every span. Listed keys must match; a listed list must match in length and order; an item
-given as a bare string names the call (parse `calls`) or the reason (parse `rejected`), and an
-item given as an object must match on the keys it lists.
+every span. Listed keys must match; a listed list must match in length and order. For the list
+keys an entry declares in `expect.items` (the bundled parse entry: `calls` -> `name`,
+`rejected` -> `reason`), an item given as a bare string names that field, and an item given as
+an object must match on the keys it lists; other values are compared whole.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
-
-ITEM_KEY = {"calls": "name", "rejected": "reason"}
+from typing import Any, Mapping
 
 
-def mismatches(fn: str, expect: dict, verdict_text: str) -> list[str]:
+def mismatches(list_items: Mapping[str, str], expect: dict, verdict_text: str) -> list[str]:
     """Human-readable differences between `expect` and the canonical verdict (empty: it meets)."""
     try:
         verdict = json.loads(verdict_text)
@@ -25,22 +24,22 @@ def mismatches(fn: str, expect: dict, verdict_text: str) -> list[str]:
     found = []
     for key, wanted in expect.items():
         actual = verdict.get(key)
-        if fn == "parse" and key in ITEM_KEY:
-            found.extend(_list_mismatches(key, wanted, actual))
+        if key in list_items:
+            found.extend(_list_mismatches(key, list_items[key], wanted, actual))
         elif not _same(wanted, actual):
             found.append(f"{key}: expected {_show(wanted)}, got {_show(actual)}")
     return found
 
 
-def _list_mismatches(key: str, wanted: list, actual: Any) -> list[str]:
+def _list_mismatches(key: str, item_key: str, wanted: list, actual: Any) -> list[str]:
     if not isinstance(actual, list):
         return [f"{key}: expected a list, got {_show(actual)}"]
     if len(wanted) != len(actual):
-        summary = [item.get(ITEM_KEY[key]) if isinstance(item, dict) else item for item in actual]
+        summary = [item.get(item_key) if isinstance(item, dict) else item for item in actual]
         return [f"{key}: expected {len(wanted)} ({_show(wanted)}), got {len(actual)} ({_show(summary)})"]
     found = []
     for index, (want, got) in enumerate(zip(wanted, actual)):
-        want = {ITEM_KEY[key]: want} if isinstance(want, str) else want
+        want = {item_key: want} if isinstance(want, str) else want
         for field, value in want.items():
             if not isinstance(got, dict) or not _same(value, got.get(field)):
                 shown = got.get(field) if isinstance(got, dict) else got

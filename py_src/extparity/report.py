@@ -1,83 +1,108 @@
-"""Reports of a parity run: a summary table for people, a JSON result and a matrix for CI.
+"""Reports of a parity run: a summary table and grouped failure lines for people, the JSON
+result and a Markdown matrix for machines.
 
 The JSON result is deterministic: same corpus and engines, same bytes. Timings therefore stay
 out of it (they go to the terminal and to `--timings`), and paths are relative to the project.
+Its shape is versioned (``SCHEMA``) and documented in ``result.schema.json``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from collections import defaultdict
 from pathlib import Path
 
 from . import __version__
-from .config import Config
+from .config import Project
+from .judge import CRASH, DIVERGES, ERROR, KNOWN, MISSING, PASS, STALE, TIMEOUT, UNEXPECTED
 from .runner import RunResult
 
-CELL_MARK = {"pass": "ok", "known": "known", "diverges": "DIVERGES", "unexpected": "UNEXPECTED",
-             "unexpected-pass": "UNEXPECTED-PASS", "error": "ERROR", "missing": "MISSING"}
+SCHEMA = 2
+CELL_MARK = {PASS: "ok", KNOWN: "known", DIVERGES: "DIVERGES", UNEXPECTED: "UNEXPECTED", STALE: "STALE",
+             ERROR: "ERROR", TIMEOUT: "TIMEOUT", CRASH: "CRASH", MISSING: "MISSING"}
+GROUP_AT = 4  # this many cells sharing one cause print as one line
 
 
 def summary_rows(result: RunResult) -> list[dict]:
     rows = []
     for name in result.engines:
         cells = [r.cells.get(name) for r in result.results]
-        run = result.runs[name]
         rows.append({
             "engine": name,
-            "status": run.status,
+            "status": result.runs[name].status,
             "cases": len(cells),
-            "agreeing": "ref" if name == "python" else sum(c not in ("diverges", "error", "missing") for c in cells),
-            "diverging": sum(c == "diverges" for c in cells),
-            "unexpected": sum(c in ("unexpected", "unexpected-pass") for c in cells),
-            "errors": sum(c in ("error", "missing") for c in cells),
-            "known": sum(c == "known" for c in cells),
+            "agreeing": "ref" if name == result.reference else sum(c not in (DIVERGES, ERROR, TIMEOUT, CRASH, MISSING) for c in cells),
+            "diverging": sum(c == DIVERGES for c in cells),
+            "unexpected": sum(c in (UNEXPECTED, STALE) for c in cells),
+            "failed": sum(c in (ERROR, TIMEOUT, CRASH, MISSING) for c in cells),
+            "known": sum(c == KNOWN for c in cells),
         })
     return rows
 
 
 def summary_table(result: RunResult) -> str:
-    headers = ("engine", "status", "cases", "agreeing", "diverging", "unexpected", "errors", "known")
+    headers = ("engine", "status", "cases", "agreeing", "diverging", "unexpected", "failed", "known")
     rows = [[str(row[h]) for h in headers] for row in summary_rows(result)]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def failure_lines(result: RunResult, limit: int = 40) -> list[str]:
+    """One line per problem; cells that share one cause are one line with a count."""
     lines = [f"module: {p}" for p in result.module_problems]
     lines += [f"known-deviations: {p}" for p in result.deviation_problems]
+    lines += list(result.extra_problems)
     lines += [f"engine {name}: {run.status}: {run.detail}" for name, run in result.runs.items() if run.status != "ok"]
-    case_lines = []
+    if not result.results:
+        lines.append("corpus: no cases ran: a run of zero cases proves nothing")
+    causes: dict[tuple[str, str, str], list] = defaultdict(list)
     for r in result.results:
         for name, cell in r.cells.items():
-            if cell not in ("pass", "known"):
-                why = "; ".join(r.notes.get(name, []))
-                case_lines.append(f"{r.case.id} [{name}] {CELL_MARK[cell]}: {why}  ({r.case.file}:{r.case.line})")
+            if cell not in (PASS, KNOWN):
+                cause = "; ".join(r.notes.get(name, [])) if cell in (MISSING, ERROR, TIMEOUT, CRASH) else ""
+                causes[(name, cell, cause)].append(r)
+    case_lines = []
+    for (name, cell, cause), hits in causes.items():
+        if cause and len(hits) >= GROUP_AT:
+            first = hits[0].case
+            lines.append(f"{name} {CELL_MARK[cell]}: {cause}: {len(hits)} cases (first {first.id}, {first.file}:{first.line})")
+            continue
+        for r in hits:
+            why = "; ".join(r.notes.get(name, []))
+            case_lines.append(f"{r.case.id} [{name}] {CELL_MARK[cell]}: {why}  ({r.case.file}:{r.case.line})")
     lines += case_lines[:limit]
     if len(case_lines) > limit:
-        lines.append(f"... and {len(case_lines) - limit} more failing cells (see the JSON result)")
+        lines.append(f"... and {len(case_lines) - limit} more failing cells (see --json or --html)")
     return lines
 
 
-def _relative(description: dict, root: Path) -> dict:
-    shown = dict(description)
-    if "tree" in shown:
-        try:
-            shown["tree"] = Path(shown["tree"]).resolve().relative_to(root).as_posix()
-        except ValueError:
-            pass
-    return shown
+def closing_line(result: RunResult) -> str:
+    """The last line of a green run: what agreed, and what only agreed because it is known."""
+    known = sum(cell == KNOWN for r in result.results for cell in r.cells.values())
+    cases = len(result.results)
+    text = f"all {cases} cases agree across {', '.join(result.engines)} and meet their expectations"
+    if known:
+        cases_known = sum(any(cell == KNOWN for cell in r.cells.values()) for r in result.results)
+        text = (f"{cases - cases_known} of {cases} cases agree across {', '.join(result.engines)} and meet their "
+                f"expectations; {cases_known} cases ({known} cells) are known deviations")
+    return text
 
 
-def json_result(result: RunResult, config: Config, corpus_files: list[str], corpus_problems: list[str]) -> dict:
+def json_result(result: RunResult, project: Project, corpus_files: list[str], corpus_problems: list[str]) -> dict:
     cases = []
     for r in result.results:
-        entry = {"id": r.case.id, "fn": r.case.fn, "group": r.case.group, "cells": r.cells}
-        reference = result.runs.get("python")
-        if reference and r.case.id in reference.verdicts:
-            entry["verdict"] = reference.verdicts[r.case.id]
-        if r.divergent:
-            entry["divergent"] = r.divergent
+        entry = {"id": r.case.id, "fn": r.case.fn, "group": r.case.group, "file": r.case.file,
+                 "line": r.case.line, "args": dict(r.case.fields), "cells": r.cells}
+        if r.baseline is not None:
+            entry["verdict"] = r.baseline
+        divergent = {name: verdict for name, verdict in r.verdicts.items() if verdict != r.baseline}
+        if divergent:
+            entry["divergent"] = divergent
+        if len(r.groups) > 1:
+            entry["groups"] = r.groups
         if r.notes:
             entry["notes"] = r.notes
         cases.append(entry)
@@ -85,38 +110,60 @@ def json_result(result: RunResult, config: Config, corpus_files: list[str], corp
     for name in result.engines:
         run = result.runs[name]
         engines[name] = {
+            "kind": project.engines[name].kind,
+            "tree": project.engines[name].tree,
             "status": run.status,
             "detail": run.detail,
-            "versions": _relative(result.descriptions.get(name, {}), config.root),
+            "versions": run.description,
             "module_hashes": dict(sorted(run.module_hashes.items())),
         }
     return {
         "extparity": __version__,
+        "schema": SCHEMA,
         "ok": not result.failed and not corpus_problems,
+        "reference": result.reference,
         "corpus": {"files": corpus_files, "cases": len(result.results), "problems": corpus_problems},
         "summary": summary_rows(result),
         "engines": engines,
-        "modules": {"on_disk": result.disk_hashes, "problems": result.module_problems},
+        "modules": {"on_disk": result.disk_hashes, "adapters": result.adapters, "problems": result.module_problems},
         "known_deviation_problems": result.deviation_problems,
+        "problems": result.extra_problems,
         "cases": cases,
     }
 
 
-def write_json(path: Path, document: dict) -> None:
+def dumps(document: dict) -> str:
+    return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` so that ``path`` holds either the old file or the whole new one, never a
+    truncated mix (a full disk or an interrupt leaves the old file, or none)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=True) + "\n", encoding="utf-8")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 def timings(result: RunResult) -> dict:
-    return {name: run.timings for name, run in result.runs.items()}
+    return {"wall_s": result.wall_s, "engines": {name: run.timings for name, run in result.runs.items()}}
 
 
 def matrix_markdown(result: RunResult) -> str:
     """One row per case, one column per engine (JSONTestSuite's results table)."""
     header = "| case | " + " | ".join(result.engines) + " |"
     rule = "|---|" + "---|" * len(result.engines)
-    rows = [
-        "| " + r.case.id + " | " + " | ".join(CELL_MARK[r.cells[name]] for name in result.engines) + " |"
-        for r in result.results
-    ]
+    rows = ["| " + r.case.id + " | " + " | ".join(CELL_MARK[r.cells[name]] for name in result.engines) + " |"
+            for r in result.results]
     return "\n".join([header, rule, *rows]) + "\n"

@@ -1,222 +1,175 @@
-"""One parity run: every selected engine over the same cases, then every cell compared.
+"""One parity run: the selected engines over the same cases, concurrently, then judged.
 
-The Python reference defines the verdict; every other engine must return the same bytes. Each
-verdict must also meet the case's expectation, unless a known deviation (data, with a reason)
-says otherwise. Module checks make sure the bytes that ran are the bytes on disk, and that the
-twins in every tree are one file.
+Engines run in threads (each engine's work happens in its own processes: workers, browsers),
+so the browsers start while QuickJS and the reference work. The result does not depend on the
+order in which engines finish: everything is keyed by engine and case. Module checks make
+sure the bytes that ran are the bytes on disk, and that every tree holds the same modules.
 """
 
 from __future__ import annotations
 
-import json
-import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
-from . import expect
-from .config import Config
+from .config import ConfigError, Project
 from .corpus import Case
-from .engines.base import Engine, EngineRun, sha256_hex
-
-ENGINE_NAMES = ("python", "quickjs-chrome", "quickjs-firefox", "chromium", "firefox")
-REFERENCE = "python"
-
-
-class SelectionError(Exception):
-    """An engine name that does not exist was asked for."""
+from .engines.base import EngineRun, sha256_hex
+from .engines.driver import Controller, run_engine
+from .engines.linker import LinkError, module_graph
+from .engines.registry import build_engine
+from .judge import CaseResult, judge, load_deviations
 
 
-def parse_engine_list(text: str) -> list[str]:
+class SelectionError(ConfigError):
+    """An engine name that is not configured was asked for."""
+
+
+def select_engines(project: Project, text: str | None) -> list[str]:
+    """Engine names from a comma-separated list, in config order; all configured when None."""
+    if text is None:
+        return list(project.engines)
     names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in ENGINE_NAMES]
+    unknown = [name for name in names if name not in project.engines]
     if unknown or not names:
-        raise SelectionError(f"unknown engine(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(ENGINE_NAMES)}")
-    return [name for name in ENGINE_NAMES if name in names]
-
-
-def build_engine(name: str, config: Config) -> Engine:
-    """Engines are imported lazily: the Python-only path needs neither QuickJS nor Playwright."""
-    if name == "python":
-        from .engines.python_engine import PythonEngine
-
-        return PythonEngine(config.reference)
-    if name.startswith("quickjs-"):
-        from .engines.quickjs_engine import QuickJSEngine
-
-        return QuickJSEngine(name, config.tree(name.removeprefix("quickjs-")), config.modules)
-    if name == "chromium":
-        from .engines.chromium_engine import ChromiumEngine
-
-        return ChromiumEngine(name, config.tree("chrome"), config.modules, executable_path=config.chromium, page=config.page)
-    if name == "firefox":
-        from .engines.firefox_engine import FirefoxEngine
-
-        return FirefoxEngine(name, config.tree("firefox"), config.modules, executable_path=config.firefox)
-    raise SelectionError(f"unknown engine {name!r}")
-
-
-def engine_tree(name: str) -> str | None:
-    """Which configured tree an engine loads its modules from (None for the reference)."""
-    if name.startswith("quickjs-"):
-        return name.removeprefix("quickjs-")
-    return {"chromium": "chrome", "firefox": "firefox"}.get(name)
-
-
-@dataclass(frozen=True)
-class Deviation:
-    case: str
-    engines: tuple[str, ...]
-    reason: str
-    link: str
-
-
-def load_deviations(path: Path | None) -> tuple[dict[str, Deviation], list[str]]:
-    """Known deviations, wptrunner style: data with a reason and a link, never code."""
-    if path is None or not path.exists():
-        return {}, []
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        return {}, [f"{path.name}: not JSON: {error}"]
-    deviations, problems = {}, []
-    for index, entry in enumerate(entries if isinstance(entries, list) else [None]):
-        ok = isinstance(entry, dict) and all(isinstance(entry.get(k), str) and entry[k] for k in ("case", "reason", "link"))
-        ok = ok and isinstance(entry.get("engines"), list) and all(e in ENGINE_NAMES for e in entry["engines"])
-        if not ok:
-            problems.append(f"{path.name}[{index}]: needs case, engines (known names), reason and link")
-            continue
-        deviations[entry["case"]] = Deviation(entry["case"], tuple(entry["engines"]), entry["reason"], entry["link"])
-    return deviations, problems
-
-
-@dataclass
-class CaseResult:
-    case: Case
-    cells: dict[str, str] = field(default_factory=dict)  # engine -> pass|diverges|unexpected|error|missing|known
-    notes: dict[str, list[str]] = field(default_factory=dict)  # engine -> why the cell is not "pass"
-    divergent: dict[str, str] = field(default_factory=dict)  # engine -> its verdict where it differs
+        raise SelectionError(f"unknown engine(s) {', '.join(unknown) or '(none given)'}; "
+                             f"choose from {', '.join(project.engines)}")
+    return [name for name in project.engines if name in names]
 
 
 @dataclass
 class RunResult:
     engines: list[str]
+    reference: str | None  # the reference engine, when it is part of this run
     runs: dict[str, EngineRun]
-    descriptions: dict[str, dict]
     results: list[CaseResult]
     module_problems: list[str]
-    disk_hashes: dict[str, dict[str, str]]  # module -> tree -> sha256
+    disk_hashes: dict[str, dict[str, str]]  # module -> tree -> sha256 ("missing" where absent)
+    adapters: dict[str, dict[str, str]]  # entry -> {"path", "sha256"}
     deviation_problems: list[str]
-    startup_failures: dict[str, str]
+    wall_s: float = 0.0
+    extra_problems: list[str] = field(default_factory=list)  # added by callers (corpus, gate)
 
     @property
     def failed(self) -> bool:
-        return bool(
-            self.module_problems or self.deviation_problems or self.startup_failures
-            or any(run.status != "ok" for run in self.runs.values())
-            or any(cell not in ("pass", "known") for r in self.results for cell in r.cells.values())
-        )
+        return bool(self.module_problems or self.deviation_problems or self.extra_problems
+                    or any(run.status != "ok" for run in self.runs.values())
+                    or any(result.failed for result in self.results)
+                    or not self.results)
 
 
-def disk_hashes(config: Config, trees: list[str]) -> dict[str, dict[str, str]]:
+def disk_hashes(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """Every module the entries reach, per tree, hashed; and the trees that cannot be linked."""
     hashes: dict[str, dict[str, str]] = {}
-    for module in config.modules.modules:
-        for tree in trees:
-            path = config.tree(tree) / module
-            hashes.setdefault(module, {})[tree] = sha256_hex(path.read_bytes()) if path.is_file() else "missing"
-    return hashes
+    problems = []
+    entry_modules = [entry.module for entry in project.entries.values()]
+    for tree, root in project.trees.items():
+        try:
+            for module in module_graph(root, entry_modules):
+                hashes.setdefault(module.path, {})[tree] = module.sha256
+        except LinkError as exc:
+            problems.append(f"tree {tree}: {exc}")
+    for by_tree in hashes.values():
+        for tree in project.trees:
+            by_tree.setdefault(tree, "missing")
+    return {path: dict(sorted(by_tree.items())) for path, by_tree in sorted(hashes.items())}, problems
 
 
-def module_problems(config: Config, hashes: dict[str, dict[str, str]], runs: dict[str, EngineRun]) -> list[str]:
+def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: dict[str, EngineRun]) -> list[str]:
     """Twins must be one file on disk, and every engine must have loaded exactly those bytes."""
     problems = []
     for module, by_tree in hashes.items():
         missing = [tree for tree, digest in by_tree.items() if digest == "missing"]
+        present = {tree: digest for tree, digest in by_tree.items() if digest != "missing"}
         if missing:
             problems.append(f"{module}: missing in tree(s) {', '.join(missing)}")
-        elif len(set(by_tree.values())) > 1:
-            shown = ", ".join(f"{tree} {digest[:12]}" for tree, digest in sorted(by_tree.items()))
+        if len(set(present.values())) > 1:
+            shown = ", ".join(f"{project.relative(project.trees[tree] / module)} {digest[:12]}"
+                              for tree, digest in present.items())
             problems.append(f"{module}: twins differ on disk ({shown})")
     for name, run in runs.items():
-        tree = engine_tree(name)
-        if tree is None or run.status != "ok":
+        tree = project.engines[name].tree
+        if tree is None or not run.module_hashes:
             continue
-        for module in config.modules.modules:
-            loaded = run.module_hashes.get(module)
-            on_disk = hashes.get(module, {}).get(tree)
-            if loaded != on_disk:
-                problems.append(f"{module}: {name} loaded {str(loaded)[:12]}, but {tree} tree on disk is {str(on_disk)[:12]}")
+        on_disk = {module: by_tree[tree] for module, by_tree in hashes.items() if by_tree[tree] != "missing"}
+        for module in sorted(set(on_disk) | set(run.module_hashes)):
+            loaded, expected = run.module_hashes.get(module), on_disk.get(module)
+            if loaded != expected:
+                problems.append(f"{module}: {name} loaded {str(loaded)[:12]}, but the {tree} tree on disk "
+                                f"is {str(expected)[:12]}")
     return problems
 
 
-def judge(cases: list[Case], runs: dict[str, EngineRun], deviations: dict[str, Deviation]) -> list[CaseResult]:
-    reference = runs.get(REFERENCE)
-    results = []
-    for case in cases:
-        result = CaseResult(case)
-        expected_verdict = reference.verdicts.get(case.id) if reference else None
-        for name, run in runs.items():
-            verdict = run.verdicts.get(case.id)
-            notes = []
-            if case.id in run.case_errors:
-                cell, notes = "error", [run.case_errors[case.id]]
-            elif verdict is None:
-                cell, notes = "missing", [f"engine {run.status}: {run.detail}" if run.status != "ok" else "no verdict returned"]
-            elif name != REFERENCE and expected_verdict is not None and verdict != expected_verdict:
-                cell, notes = "diverges", [f"differs from {REFERENCE}"]
-                result.divergent[name] = verdict
-            else:
-                notes = expect.mismatches(case.fn, case.expect, verdict)
-                cell = "unexpected" if notes else "pass"
-            known = deviations.get(case.id)
-            if known and name in known.engines:
-                cell = "known" if cell != "pass" else "unexpected-pass"
-                notes = notes + [f"known deviation: {known.reason} ({known.link})"]
-            result.cells[name] = cell
-            if notes:
-                result.notes[name] = notes
-        results.append(result)
-    return results
+def adapter_hashes(project: Project) -> dict[str, dict[str, str]]:
+    adapters = {}
+    for name, entry in project.entries.items():
+        if entry.adapter is not None:
+            digest = sha256_hex(entry.adapter.read_bytes()) if entry.adapter.is_file() else "missing"
+            adapters[name] = {"path": project.relative(entry.adapter), "sha256": digest}
+    return adapters
 
 
 def run_parity(
-    config: Config,
+    project: Project,
     cases: list[Case],
     engine_names: list[str],
-    timeout_s: float = 300.0,
-    progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    *,
+    case_timeout_s: float = 10.0,
+    budget_s: float = 600.0,
+    jobs: int | None = None,
+    check_deviation_cases: bool = True,
+    controller: Controller | None = None,
+    progress: Callable[[str, int, int], None] = lambda engine, done, total: None,
+    log: Callable[[str], None] = lambda line: None,
 ) -> RunResult:
-    wire = [case.wire() for case in cases]
+    controller = controller or Controller()
+    started = time.perf_counter()
     runs: dict[str, EngineRun] = {}
-    descriptions: dict[str, dict] = {}
-    startup_failures: dict[str, str] = {}
-    for name in engine_names:
-        progress(f"{name}: running {len(wire)} cases ...")
-        started = time.perf_counter()
+    lock = threading.Lock()
+
+    def one(name: str) -> None:
+        spec = project.engines[name]
+        wire = [case.wire(project.entries[case.fn]) for case in cases]
+        log(f"{name}: running {len(wire)} cases")
         try:
-            engine = build_engine(name, config)
-        except Exception as error:  # e.g. a missing optional dependency: report, keep the others
-            startup_failures[name] = f"{type(error).__name__}: {error}"
-            runs[name] = EngineRun().fail("crashed", startup_failures[name])
-            progress(f"{name}: could not start: {startup_failures[name]}")
-            continue
-        runs[name] = engine.run(wire, timeout_s)
-        descriptions[name] = engine.describe()
-        run = runs[name]
-        run.timings["wall_s"] = time.perf_counter() - started
+            engine = build_engine(spec, project)
+        except Exception as exc:  # e.g. a missing optional binding: this engine's failure only
+            run = EngineRun(description={"engine": name, "kind": spec.kind}).fail("crashed", f"{exc}")
+        else:
+            run = run_engine(engine, wire, case_timeout_s=case_timeout_s, budget_s=budget_s,
+                             controller=controller, progress=lambda done: progress(name, done, len(wire)))
+        with lock:
+            runs[name] = run
         state = "ok" if run.status == "ok" else f"{run.status.upper()}: {run.detail}"
-        progress(f"{name}: {len(run.verdicts)} verdicts, {len(run.case_errors)} case errors in {run.timings['wall_s']:.2f}s ({state})")
-    trees = sorted({tree for tree in map(engine_tree, engine_names) if tree} | set(config.trees))
-    hashes = disk_hashes(config, trees)
-    deviations, deviation_problems = load_deviations(config.known_deviations)
+        log(f"{name}: {len(run.verdicts)} verdicts, {len(run.failures)} failed cases in "
+            f"{run.timings.get('wall_s', 0):.2f}s ({state})")
+
+    workers = max(1, min(jobs or len(engine_names), len(engine_names)))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="extparity-engine")
+    try:
+        for future in [pool.submit(one, name) for name in engine_names]:
+            future.result()
+    except BaseException:  # Ctrl-C or SIGTERM: stop every engine before waiting for its thread
+        controller.interrupt()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    runs = {name: runs[name] for name in engine_names}
+    hashes, link_problems = disk_hashes(project)
+    deviations, deviation_problems = load_deviations(
+        project.known_deviations, project.engines, {c.id for c in cases} if check_deviation_cases else None,
+        selected=engine_names)
+    reference = project.reference if project.reference in engine_names else None
     return RunResult(
         engines=list(engine_names),
+        reference=reference,
         runs=runs,
-        descriptions=descriptions,
-        results=judge(cases, runs, deviations),
-        module_problems=module_problems(config, hashes, runs),
+        results=judge(cases, runs, reference, project.entries, deviations),
+        module_problems=link_problems + module_problems(project, hashes, runs),
         disk_hashes=hashes,
+        adapters=adapter_hashes(project),
         deviation_problems=deviation_problems,
-        startup_failures=startup_failures,
+        wall_s=time.perf_counter() - started,
     )

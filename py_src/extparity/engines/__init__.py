@@ -1,27 +1,7 @@
-"""Engines that run the extension's modules over a case list (see ``base.Engine``).
+"""Engines: kinds of JS (and Python) runtimes that run the subject over a case list.
 
-Engine classes load lazily: importing ``extparity.engines.base`` (or this package) must not
-pull in Playwright or QuickJS, so the Python-only path works without them.
+``base`` says what an engine promises, ``registry`` finds kinds by name, ``driver`` runs one
+engine with time limits and restarts, ``linker`` turns the extension's modules into scripts for
+engines without a module loader. Kind modules (python, quickjs, v8, spidermonkey, chromium,
+firefox) are imported only when an engine of that kind is built.
 """
-
-from __future__ import annotations
-
-from importlib import import_module
-from typing import Any
-
-from .base import Engine, EngineRun, EntryPoint, ModuleConfig
-
-_LAZY = {
-    "ChromiumEngine": ".chromium_engine",
-    "FirefoxEngine": ".firefox_engine",
-    "QuickJSEngine": ".quickjs_engine",
-}
-
-__all__ = ["ChromiumEngine", "Engine", "EngineRun", "EntryPoint", "FirefoxEngine", "ModuleConfig",
-           "QuickJSEngine"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

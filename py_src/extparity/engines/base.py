@@ -1,9 +1,10 @@
-"""What every engine promises the runner, and the plumbing they all share.
+"""What every engine kind promises the driver, and the result shape they all fill.
 
-An engine runs the same case list through the extension's modules and hands back canonical
-verdict strings. The runner compares engines, so engines must fail *softly*: a crash or a
-timeout becomes ``EngineRun.status`` with whatever results arrived, never an exception,
-because one broken browser must not hide the verdicts of the others.
+eshost's idea, in Python: one agent per host, one result shape. An engine is a *kind* (python,
+quickjs, v8, spidermonkey, chromium, firefox) bound by config to a tree and options. It opens
+*sessions*; a session runs lists of cases and can break (hang, crash) without taking the
+harness with it. The driver (``driver.py``) owns everything engines would otherwise each
+repeat: chunking, per-case time limits, restarting a broken session, the overall budget.
 
 Cases cross every bridge as ASCII-only JSON text (see ``js/batch-runner.js`` for why).
 """
@@ -14,163 +15,154 @@ import abc
 import hashlib
 import json
 import platform
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..config import Project
 
 JS_DIR = Path(__file__).resolve().parent.parent / "js"
-FN_KINDS = ("parse", "repair")
-Status = Literal["ok", "crashed", "timeout"]
+
+EngineStatus = Literal["ok", "crashed", "timeout", "interrupted"]
+FailureKind = Literal["error", "timeout", "crash"]
 
 
-@dataclass(frozen=True)
-class EntryPoint:
-    """One callable under test: a module path relative to the tree and its export name."""
+class EngineStartError(Exception):
+    """The engine could not start (missing binary, module that throws at import, bad tree).
 
-    module: str  # POSIX path relative to the tree root, e.g. "src/agent/tool-call-parser.js"
-    export: str  # e.g. "parseToolCallsCanonical"
-
-
-@dataclass(frozen=True)
-class ModuleConfig:
-    """Which modules an engine loads and which exports answer each case kind.
-
-    ``modules`` is ordered: QuickJS evaluates them in exactly this order (dependencies first),
-    browsers import them in this order, and every one of them is hashed.
+    The message is the engine's own words, one line where possible: it is shown once for the
+    engine, not once per case.
     """
 
-    modules: tuple[str, ...]
-    entries: Mapping[str, EntryPoint]  # fn kind ("parse" | "repair") -> entry point
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "modules", tuple(self.modules))
-        for fn, entry in self.entries.items():
-            if entry.module not in self.modules:
-                raise ValueError(f"entry {fn!r}: module {entry.module!r} is not in the module list")
+@dataclass(frozen=True)
+class WireCase:
+    """What engines receive of a case: never the expectation, so no engine can peek."""
+
+    id: str
+    fn: str
+    args: tuple[Any, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The shape the JS side (ext-realm.js) expects."""
-        return {
-            "modules": list(self.modules),
-            "entries": {fn: {"module": e.module, "export": e.export} for fn, e in self.entries.items()},
-        }
+        return {"id": self.id, "fn": self.fn, "args": list(self.args)}
+
+
+def wire_json(cases: list[WireCase]) -> str:
+    """A case list as ASCII-only JSON text, the form every bridge carries unchanged."""
+    return json.dumps([case.to_json() for case in cases], ensure_ascii=True)
+
+
+@dataclass(frozen=True)
+class CaseFailure:
+    """A case that gave no verdict: it threw (error), hung (timeout) or took its engine down."""
+
+    kind: FailureKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class SessionBroken:
+    """Why a session cannot go on; ``case_id`` names the culprit when the engine knows it."""
+
+    kind: Literal["timeout", "crash"]
+    detail: str
+    case_id: str | None = None
 
 
 @dataclass
-class EngineRun:
-    """Result of one engine over one case list; partial when ``status`` is not "ok"."""
+class Batch:
+    """What a session returned for a list of cases: results for some or all of them."""
 
-    verdicts: dict[str, str] = field(default_factory=dict)  # case id -> canonical verdict
-    case_errors: dict[str, str] = field(default_factory=dict)  # case id -> "Name: message"
-    status: Status = "ok"
-    detail: str = ""
-    module_hashes: dict[str, str] = field(default_factory=dict)  # module path -> sha256 hex
-    timings: dict[str, Any] = field(default_factory=dict)  # startup_s, cases_s, chunks_s, ...
+    verdicts: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # case id -> "Name: message" it threw
+    broken: SessionBroken | None = None
 
-    def fail(self, status: Status, detail: str) -> "EngineRun":
-        """Record the first failure only: later errors are usually consequences of it."""
-        if self.status == "ok":
-            self.status, self.detail = status, detail
-        return self
-
-    def add_batch(self, ascii_json: str) -> None:
-        """Merge one batch-runner result ({id: {"verdict"} | {"error"}}) into this run."""
+    def add_runner_output(self, ascii_json: str) -> None:
+        """Merge one batch-runner result ({id: {"verdict"} | {"error"}})."""
         for case_id, result in json.loads(ascii_json).items():
             if "verdict" in result:
                 self.verdicts[case_id] = result["verdict"]
             else:
-                self.case_errors[case_id] = result["error"]
+                self.errors[case_id] = result["error"]
+
+    def answered(self) -> set[str]:
+        return set(self.verdicts) | set(self.errors)
+
+
+@dataclass
+class EngineRun:
+    """One engine over one case list; partial when ``status`` is not "ok"."""
+
+    verdicts: dict[str, str] = field(default_factory=dict)
+    failures: dict[str, CaseFailure] = field(default_factory=dict)
+    status: EngineStatus = "ok"
+    detail: str = ""
+    module_hashes: dict[str, str] = field(default_factory=dict)  # path -> sha256 of what it loaded
+    description: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, status: EngineStatus, detail: str) -> "EngineRun":
+        """Record the first engine-wide failure only: later ones are usually its consequences."""
+        if self.status == "ok":
+            self.status, self.detail = status, detail
+        return self
+
+
+class Session(abc.ABC):
+    """A started engine with the subject loaded; runs case lists until it is closed."""
+
+    module_hashes: dict[str, str]
+
+    @abc.abstractmethod
+    def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
+        """Run ``cases``; give every case a result unless the session broke (``Batch.broken``).
+
+        ``case_timeout_s`` is what one case may take. Sessions that see cases one at a time
+        enforce it per case and name the culprit; batch sessions (browsers) bound the whole
+        list by it and leave isolating the culprit to the driver.
+        """
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stop every process and remove every file the session made. Safe to call twice."""
+
+    def kill(self) -> None:
+        """Called from another thread on interrupt: stop at once. Defaults to ``close``."""
+        self.close()
 
 
 class Engine(abc.ABC):
-    """A JS engine that can run the extension's modules over a case list."""
+    """One configured engine: a kind bound to a tree and options."""
 
-    name: str
+    kind: str
+    chunk_size: int = 100
+    per_case: bool = False  # True when sessions name a hanging case themselves
+
+    def __init__(self, name: str, project: "Project", tree: str | None, options: dict[str, Any]) -> None:
+        self.name = name
+        self.project = project
+        self.tree_name = tree
+        self.options = options
+
+    @property
+    def tree(self) -> Path | None:
+        return self.project.trees[self.tree_name] if self.tree_name else None
 
     @abc.abstractmethod
     def describe(self) -> dict[str, Any]:
         """Exact versions of everything that could change a verdict (engine, browser, bridge)."""
 
     @abc.abstractmethod
-    def run(self, cases: Sequence[Mapping[str, Any]], timeout_s: float) -> EngineRun:
-        """Run every case; ``timeout_s`` bounds the case phase (start-up has its own bound).
+    def open(self) -> Session:
+        """Start the engine and load the subject; raise ``EngineStartError`` if it cannot."""
 
-        Never raises for engine failures: returns a partial ``EngineRun`` with ``status`` set.
-        Raises ``ValueError`` only for malformed cases (a harness bug, not an engine one).
-        """
-
-
-class BrowserEngine(Engine):
-    """What the Chromium and Firefox engines share: a tree, a browser binary, batching, and the
-    exact build that ran (Playwright's report, known only after a run, next to `--version`)."""
-
-    kind: str
-    extra_description: dict[str, str] = {}
-
-    def __init__(self, name: str, tree: Path | str, config: ModuleConfig, *, executable_path: str,
-                 chunk_size: int = 500, startup_timeout_s: float = 60.0) -> None:
-        self.name = name
-        self.tree = Path(tree).resolve()
-        self.config = config
-        self.executable_path = executable_path
-        self.chunk_size = chunk_size
-        self.startup_timeout_s = startup_timeout_s
-        self._browser_version: str | None = None
-
-    def describe(self) -> dict[str, Any]:
-        """``browser_version`` is what Playwright reported in the last run (None before one)."""
-        return {
-            "engine": self.name,
-            "kind": self.kind,
-            "tree": str(self.tree),
-            "executable": self.executable_path,
-            "executable_version": executable_version(self.executable_path),
-            "browser_version": self._browser_version,
-            "playwright": package_version("playwright"),
-            **self.extra_description,
-            **host_versions(),
-        }
-
-    def new_run(self, cases: Sequence[Mapping[str, Any]]) -> tuple[list[str], EngineRun]:
-        """Batches for the browser, and the run they fill; a missing binary fails it at once."""
-        chunks = chunk_cases(cases, self.chunk_size)
-        run = EngineRun(timings={"chunk_size": self.chunk_size, "chunks": len(chunks), "chunks_s": []})
-        if not Path(self.executable_path).exists():
-            run.fail("crashed", f"browser not found: {self.executable_path}")
-        return chunks, run
-
-
-def validate_cases(cases: Sequence[Mapping[str, Any]]) -> None:
-    """Reject case lists the batch runner would silently mangle (duplicate ids, bad kinds)."""
-    seen: set[str] = set()
-    for case in cases:
-        case_id = case.get("id")
-        if not isinstance(case_id, str):
-            raise ValueError(f"case id must be a string: {case_id!r}")
-        if case_id in seen:
-            raise ValueError(f"duplicate case id {case_id!r}")
-        seen.add(case_id)
-        if case.get("fn") not in FN_KINDS:
-            raise ValueError(f"case {case_id!r}: fn must be one of {FN_KINDS}, got {case.get('fn')!r}")
-
-
-def chunk_cases(cases: Sequence[Mapping[str, Any]], chunk_size: int) -> list[str]:
-    """Split cases into ASCII-only JSON texts; a timeout loses only the chunk it hit."""
-    validate_cases(cases)
-    step = max(1, chunk_size)
-    return [
-        json.dumps([_wire_case(c) for c in cases[i : i + step]], ensure_ascii=True)
-        for i in range(0, len(cases), step)
-    ]
-
-
-def _wire_case(case: Mapping[str, Any]) -> dict[str, Any]:
-    wire = {"id": case["id"], "fn": case["fn"], "input": case["input"]}
-    if case["fn"] == "parse":
-        wire["allowed"] = case.get("allowed")
-    return wire
+    def preflight(self) -> None:
+        """Cheap checks before any engine starts (a binary that is not there); raise
+        ``EngineStartError``. Runs for every selected engine before the first one starts."""
 
 
 def js_source(name: str) -> str:
@@ -184,10 +176,7 @@ def sha256_hex(data: bytes) -> str:
 
 def host_versions() -> dict[str, str]:
     """Versions common to every engine's report."""
-    return {
-        "python": sys.version.split()[0],
-        "python_implementation": platform.python_implementation(),
-    }
+    return {"python": sys.version.split()[0], "python_implementation": platform.python_implementation()}
 
 
 def package_version(dist: str) -> str | None:
@@ -199,10 +188,22 @@ def package_version(dist: str) -> str | None:
 
 def executable_version(path: str) -> str | None:
     """``<browser> --version`` output: the build on disk, known without launching a session."""
-    import subprocess
-
     try:
         done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() or None
+
+
+def require_options(name: str, options: dict[str, Any], allowed: dict[str, type | tuple[type, ...]]) -> None:
+    """Unknown or mistyped engine options are config errors naming the key."""
+    from ..config import ConfigError
+
+    for key, value in options.items():
+        if key not in allowed:
+            raise ConfigError(f"[tool.extparity.engines.{name}]: unknown option {key!r} "
+                              f"(this kind takes {', '.join(sorted(allowed)) or 'none'})")
+        if not isinstance(value, allowed[key]):
+            kinds = allowed[key] if isinstance(allowed[key], tuple) else (allowed[key],)
+            raise ConfigError(f"[tool.extparity.engines.{name}].{key}: expected "
+                              f"{' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}")

@@ -1,43 +1,52 @@
-"""A tiny deterministic linker for the extension's ES modules, for engines without a loader.
+"""The extension's ES module graph, and linking it for engines that have no module loader.
 
-QuickJS (through the Python binding) can evaluate one module at a time but cannot resolve
-``import``. The extension keeps its module grammar restricted on purpose so that this linker
-stays trivial and obviously faithful:
+QuickJS, V8 (mini-racer) and SpiderMonkey (pythonmonkey) are reached through bindings that can
+evaluate source text but cannot resolve ``import``. The browsers import the modules natively;
+every engine, though, must load the same files, so one module graph serves them all: the entry
+modules named in the config and everything they import, statically or through ``import()``
+with a literal specifier, dependencies first.
 
-* imports: one line each, at top level: ``import { a, b } from "./other.js";``
-* exports: ``export function NAME(`` and ``export const NAME =`` only.
+Parsing uses tree-sitter's JavaScript grammar, so imports and exports are found as syntax
+(multi-line statements, strings, comments, template literals and regular expressions that
+merely contain the words are not mistaken for them). Each module is rewritten into a *script
+form*:
 
-Each module is still evaluated *as a module* (strict mode, own scope, ``this`` undefined);
-the only rewrite is the import line, replaced on the same line (so error line numbers stay
-true) by ``const { a, b } = <registry>["src/agent/other.js"];``. After the module body one
-line is appended that publishes its exports into the registry. Anything outside the grammar
-is a ``LinkError`` naming file and line, never a best-effort guess.
+    REGISTRY["src/a.js"] = (function () { "use strict"; <module text, import/export rewritten>
+    return Object.freeze({ ...exports }); })();
 
-Known approximation: the scan is line-based, so a line of a template literal or block
-comment that starts with ``import``/``export`` is treated as code (and rejected or rewritten).
+Rewrites keep every line where it was (error line numbers stay true): an import becomes
+``const { a, b: c } = REGISTRY["src/x.js"];``, ``export`` keywords disappear, ``export
+default EXPR`` becomes ``const __extparity_default = EXPR``, and re-exports are resolved to
+the exporting module's values. What a script cannot express faithfully is refused with a
+``LinkError`` naming file and line, never approximated: live ``let``/``var`` exports, import
+cycles, bare specifiers, computed ``import()``, ``import.meta``, top-level ``await``, and
+anything tree-sitter cannot parse. Two approximations are documented instead: imported
+bindings are read once, after the exporter ran (exact for ``const``, functions and classes),
+and a module reached only through ``import()`` is evaluated eagerly with the rest.
+
+Engines that evaluate module code (QuickJS's ``Context.module``) take the *module form*: the
+same rewritten text without the function around it, ending in the line that registers its
+exports. It is the more faithful form (module scope, strict by definition) and, in QuickJS,
+about a third faster than the function wrapper.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from .base import sha256_hex
 
 REGISTRY = "globalThis.__extparity_linked"
+PRELUDE = f"{REGISTRY} = {REGISTRY} || Object.create(null);"
+DEFAULT_LOCAL = "__extparity_default"
 
-_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
-_IMPORT_RE = re.compile(
-    rf"^\s*import\s*\{{\s*({_IDENT}(?:\s*,\s*{_IDENT})*)\s*,?\s*\}}\s*from\s*"
-    r"(?P<q>[\"'])(?P<spec>\.{1,2}/[^\"'\\]+)(?P=q)\s*;\s*(?://.*)?$"
-)
-_EXPORT_RE = re.compile(rf"^\s*export\s+(?:function\s+(?P<fn>{_IDENT})\s*\(|const\s+(?P<const>{_IDENT})\s*=)")
-# A line that starts an import/export statement (or dynamic import / import.meta).
-_STARTS_IMPORT = re.compile(r"^\s*import\s*[\s{*(.\"']")
-_STARTS_EXPORT = re.compile(r"^\s*export[\s{*]")
+_FUNCTION_NODES = {"function_declaration", "generator_function_declaration", "function_expression",
+                   "function", "generator_function", "arrow_function", "method_definition",
+                   "class_static_block"}
 
 
 class LinkError(Exception):
@@ -46,61 +55,318 @@ class LinkError(Exception):
 
 @dataclass(frozen=True)
 class LinkedModule:
-    path: str  # tree-relative POSIX path
-    sha256: str  # of the on-disk bytes that were read
-    source: str  # module text to evaluate, imports rewritten, exports published
+    path: str  # tree-relative POSIX path ("adapter:NAME" for harness-side adapters)
+    sha256: str  # of the bytes on disk
+    imports: tuple[str, ...]  # resolved paths this module needs, static and dynamic
     exports: tuple[str, ...]
+    module: str  # module form: the module text rewritten, then a line that registers its exports
+    script: str  # script form: the same inside a strict function, for engines without modules
 
 
-def link(tree: Path, modules: tuple[str, ...] | list[str]) -> list[LinkedModule]:
-    """Read, hash and rewrite ``modules`` (evaluation order, dependencies first)."""
-    exported: dict[str, tuple[str, ...]] = {}
-    linked: list[LinkedModule] = []
-    for path in modules:
-        data = (tree / path).read_bytes()
-        try:
-            # Browsers decode module scripts as UTF-8 and drop a leading BOM; do the same.
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise LinkError(f"{path}: not valid UTF-8 ({exc})") from None
-        module = _link_one(path, text, exported)
-        exported[path] = module.exports
-        linked.append(LinkedModule(path, sha256_hex(data), module.source, module.exports))
-    return linked
+@dataclass
+class _Edits:
+    """Byte-range replacements on one module; each keeps the newlines it replaces."""
+
+    source: bytes
+    items: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def replace(self, start: int, end: int, text: str) -> None:
+        newlines = self.source.count(b"\n", start, end) - text.count("\n")
+        self.items.append((start, end, text + "\n" * max(0, newlines)))
+
+    def apply(self) -> str:
+        out, at = [], 0
+        for start, end, text in sorted(self.items):
+            out.append(self.source[at:start].decode("utf-8"))
+            out.append(text)
+            at = end
+        out.append(self.source[at:].decode("utf-8"))
+        return "".join(out)
 
 
-def _link_one(path: str, text: str, exported: dict[str, tuple[str, ...]]) -> LinkedModule:
-    lines = text.split("\n")  # keep "\r" where it was: only the line count must match
-    names: list[str] = []
-    for number, line in enumerate(lines, start=1):
-        where = f"{path}:{number}"
-        if _STARTS_IMPORT.match(line):
-            lines[number - 1] = _rewrite_import(where, path, line, exported)
-        elif _STARTS_EXPORT.match(line):
-            m = _EXPORT_RE.match(line)
-            if not m:
-                raise LinkError(f"{where}: unsupported export form (only `export function NAME(` "
-                                f"and `export const NAME =`): {line.strip()[:120]}")
-            name = m.group("fn") or m.group("const")
-            if name in names:
-                raise LinkError(f"{where}: {name} exported twice")
-            names.append(name)
-    publish = ", ".join(f"{json.dumps(n)}: {n}" for n in names)
-    lines.append(f"{REGISTRY}[{json.dumps(path)}] = Object.freeze({{ {publish} }});")
-    return LinkedModule(path, "", "\n".join(lines), tuple(names))
+def _parser():
+    try:
+        import tree_sitter_javascript
+        from tree_sitter import Language, Parser
+    except ImportError as exc:  # a broken install, not a user error: say which package
+        raise LinkError(f"the module linker needs tree-sitter and tree-sitter-javascript: {exc}") from None
+    return Parser(Language(tree_sitter_javascript.language()))
 
 
-def _rewrite_import(where: str, path: str, line: str, exported: dict[str, tuple[str, ...]]) -> str:
-    m = _IMPORT_RE.match(line)
-    if not m:
-        raise LinkError(f"{where}: unsupported import form (only single-line "
-                        f"`import {{ a, b }} from \"./x.js\";`): {line.strip()[:120]}")
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group("spec")))
-    if target not in exported:
-        raise LinkError(f"{where}: imports {target}, which is not listed before {path} in the module "
-                        f"order (missing from the config, misordered, or an import cycle)")
-    wanted = [n.strip() for n in m.group(1).split(",") if n.strip()]
-    for name in wanted:
-        if name not in exported[target]:
+def module_graph(root: Path, entries: Iterable[str]) -> list[LinkedModule]:
+    """Every module reachable from ``entries`` under ``root``, dependencies first."""
+    parser = _parser()
+    parsed: dict[str, tuple[bytes, object, bytes, tuple[str, ...]]] = {}
+    order: list[str] = []
+    state: dict[str, str] = {}  # path -> "visiting" | "done"
+
+    def visit(path: str, trail: tuple[str, ...]) -> None:
+        if state.get(path) == "done":
+            return
+        if state.get(path) == "visiting":
+            cycle = " -> ".join(trail[trail.index(path):] + (path,))
+            raise LinkError(f"import cycle: {cycle} (a script-form link needs dependencies first)")
+        state[path] = "visiting"
+        data = _read(root, path, trail)
+        source = _decode(data, path).encode("utf-8")
+        tree = parser.parse(source)
+        imports = tuple(_dependencies(path, tree, source))
+        parsed[path] = (data, tree, source, imports)
+        for target in imports:
+            visit(target, trail + (path,))
+        state[path] = "done"
+        order.append(path)
+
+    for entry in entries:
+        visit(normalize_path(entry, "config"), ())
+    linked: dict[str, LinkedModule] = {}
+    for path in order:
+        linked[path] = _link_one(path, *parsed[path][:3], linked, parsed[path][3])
+    return [linked[path] for path in order]
+
+
+def link_adapter(path: Path, name: str) -> LinkedModule:
+    """A harness-side adapter: one self-contained module with a default export."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LinkError(f"adapter {path}: cannot read it ({exc.strerror})") from None
+    text = _decode(data, str(path))
+    source = text.encode("utf-8")
+    tree = _parser().parse(source)
+    label = f"adapter:{name}"
+    if _dependencies(label, tree, source):
+        raise LinkError(f"{path}: an adapter must not import anything; it receives the entry's export")
+    module = _link_one(label, data, tree, source, {}, ())
+    if "default" not in module.exports:
+        raise LinkError(f"{path}: an adapter needs `export default function (target, ...args)`")
+    return module
+
+
+def _read(root: Path, path: str, trail: tuple[str, ...]) -> bytes:
+    try:
+        return (root / path).read_bytes()
+    except OSError as exc:
+        via = f" (imported by {trail[-1]})" if trail else ""
+        raise LinkError(f"{path}: cannot read it{via}: {exc.strerror or exc}") from None
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LinkError(f"{path}: not valid UTF-8 ({exc})") from None
+
+
+def normalize_path(spec: str, where: str = "config") -> str:
+    path = posixpath.normpath(spec.lstrip("/"))
+    if path.startswith("../") or path == "..":
+        raise LinkError(f"{where}: {spec!r} points outside the tree")
+    return path
+
+
+def _resolve(importer: str, spec: str, where: str) -> str:
+    if spec.startswith("/"):
+        return normalize_path(spec, where)
+    if not spec.startswith(("./", "../")):
+        raise LinkError(f"{where}: bare specifier {spec!r}: only relative or root paths resolve inside an extension")
+    return normalize_path(posixpath.join(posixpath.dirname(importer), spec), where)
+
+
+def _line(node) -> int:
+    return node.start_point[0] + 1
+
+
+def _text(node, source: bytes) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8")
+
+
+def _string_value(node, source: bytes, where: str) -> str:
+    if node is None or node.type != "string":
+        raise LinkError(f"{where}: expected a string specifier")
+    fragments = [c for c in node.children if c.type not in ('"', "'")]
+    if any(c.type != "string_fragment" for c in fragments):
+        raise LinkError(f"{where}: specifiers with escapes are not supported: {_text(node, source)}")
+    return "".join(_text(c, source) for c in fragments)
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _dependencies(path: str, tree, source: bytes) -> list[str]:
+    """Resolved specifiers of static imports, re-exports and literal ``import()`` calls."""
+    found: list[str] = []
+    root = tree.root_node
+    if root.has_error:
+        bad = next(n for n in _walk(root) if n.type == "ERROR" or n.is_missing)
+        raise LinkError(f"{path}:{_line(bad)}:{bad.start_point[1] + 1}: cannot parse this module here "
+                        f"(tree-sitter JavaScript grammar): {_text(bad, source)[:80]!r}")
+    for node in _walk(root):
+        where = f"{path}:{_line(node)}"
+        if node.type in ("import_statement", "export_statement") and node.child_by_field_name("source"):
+            found.append(_resolve(path, _string_value(node.child_by_field_name("source"), source, where), where))
+        elif node.type == "call_expression" and node.child_by_field_name("function").type == "import":
+            arguments = [c for c in node.child_by_field_name("arguments").named_children]
+            if len(arguments) != 1 or arguments[0].type != "string":
+                raise LinkError(f"{where}: import() with a computed specifier cannot be linked: {_text(node, source)[:80]}")
+            found.append(_resolve(path, _string_value(arguments[0], source, where), where))
+    return list(dict.fromkeys(found))
+
+
+def _link_one(path: str, data: bytes, tree, source: bytes, linked: dict[str, LinkedModule],
+              imports: tuple[str, ...]) -> LinkedModule:
+    edits = _Edits(source)
+    exports: dict[str, str] = {}  # exported name -> JS expression giving its value
+
+    def export(name: str, value: str, where: str) -> None:
+        if name in exports:
+            raise LinkError(f"{where}: {name} is exported twice")
+        exports[name] = value
+
+    def target_of(node, where: str) -> tuple[str, LinkedModule]:
+        target = _resolve(path, _string_value(node.child_by_field_name("source"), source, where), where)
+        return target, linked[target]
+
+    def needs(module: LinkedModule, target: str, name: str, where: str) -> None:
+        if name not in module.exports:
             raise LinkError(f"{where}: {target} does not export {name}")
-    return f"const {{ {', '.join(wanted)} }} = {REGISTRY}[{json.dumps(target)}];"
+
+    stars: list[tuple[str, str, str]] = []  # (name, value, where) from `export * from`, applied last
+
+    def star(name: str, value: str, where: str) -> None:
+        stars.append((name, value, where))
+
+    _refuse_outside_grammar(path, tree.root_node, source)
+    for node in tree.root_node.children:
+        where = f"{path}:{_line(node)}"
+        if node.type == "import_statement":
+            edits.replace(node.start_byte, node.end_byte, _rewrite_import(node, source, where, target_of, needs))
+        elif node.type == "export_statement":
+            _rewrite_export(node, source, where, edits, export, star, target_of, needs)
+    # ES semantics: a local export shadows a star export of the same name; two stars that
+    # bring one name from different modules make it ambiguous, which is refused here.
+    starred: dict[str, str] = {}
+    for name, value, where in stars:
+        if name in exports:
+            continue
+        if name in starred and starred[name] != value:
+            raise LinkError(f"{where}: {name} comes from two `export *` sources (ambiguous)")
+        starred[name] = value
+    exports.update(starred)
+    for node in _walk(tree.root_node):  # literal import(): the module is linked, hand it over
+        if node.type == "call_expression" and node.child_by_field_name("function").type == "import":
+            arg = node.child_by_field_name("arguments").named_children[0]
+            target = _resolve(path, _string_value(arg, source, f"{path}:{_line(node)}"), path)
+            edits.replace(node.start_byte, node.end_byte, f"Promise.resolve({REGISTRY}[{json.dumps(target)}])")
+    body = edits.apply()
+    publish = f"Object.freeze({{ {', '.join(f'{json.dumps(name)}: {value}' for name, value in exports.items())} }})"
+    module = f"{body}\n{REGISTRY}[{json.dumps(path)}] = {publish};\n"
+    script = f'{REGISTRY}[{json.dumps(path)}] = (function () {{ "use strict"; {body}\nreturn {publish};\n}})();\n'
+    return LinkedModule(path, sha256_hex(data), imports, tuple(exports), module, script)
+
+
+def _refuse_outside_grammar(path: str, root, source: bytes) -> None:
+    """What a script cannot do faithfully: ``import.meta`` and top-level ``await``."""
+    stack = [(root, False)]
+    while stack:
+        node, in_function = stack.pop()
+        where = f"{path}:{_line(node)}"
+        if node.type == "meta_property" or (node.type == "member_expression" and _text(node, source).startswith("import.meta")):
+            raise LinkError(f"{where}: import.meta cannot be linked into a script")
+        if node.type == "await_expression" and not in_function:
+            raise LinkError(f"{where}: top-level await cannot be linked into a script")
+        if node.type == "for_in_statement" and not in_function and any(c.type == "await" for c in node.children):
+            raise LinkError(f"{where}: top-level for await cannot be linked into a script")
+        inner = in_function or node.type in _FUNCTION_NODES
+        stack.extend((child, inner) for child in node.children)
+
+
+def _rewrite_import(node, source, where, target_of, needs) -> str:
+    target, module = target_of(node, where)
+    registry = f"{REGISTRY}[{json.dumps(target)}]"
+    clause = next((c for c in node.children if c.type == "import_clause"), None)
+    if clause is None:
+        return ";"  # side-effect import: the module is in the graph, so it already ran
+    parts = []
+    for item in clause.named_children:
+        if item.type == "identifier":
+            needs(module, target, "default", where)
+            parts.append(f"{_text(item, source)} = {registry}.default")
+        elif item.type == "namespace_import":
+            parts.append(f"{_text(item.named_children[-1], source)} = {registry}")
+        elif item.type == "named_imports":
+            names = []
+            for spec in item.named_children:
+                if spec.type != "import_specifier":
+                    continue
+                name = _text(spec.child_by_field_name("name"), source)
+                alias = spec.child_by_field_name("alias")
+                needs(module, target, name, where)
+                local = _text(alias, source) if alias else name
+                names.append(f"{json.dumps(name)}: {local}")
+            parts.append(f"{{ {', '.join(names)} }} = {registry}")
+        else:
+            raise LinkError(f"{where}: unsupported import form: {_text(node, source)[:120]}")
+    return f"const {', '.join(parts)};"
+
+
+def _rewrite_export(node, source, where, edits, export, star, target_of, needs) -> None:
+    declaration = node.child_by_field_name("declaration")
+    value = node.child_by_field_name("value")
+    is_default = any(c.type == "default" for c in node.children)
+    if declaration is not None:
+        kind = declaration.type
+        name_node = declaration.child_by_field_name("name")
+        if kind in ("lexical_declaration", "variable_declaration"):
+            keyword = _text(declaration.children[0], source)
+            if keyword != "const":
+                raise LinkError(f"{where}: `export {keyword}` is a live binding a script cannot share; export a const")
+            for declarator in declaration.named_children:
+                if declarator.type != "variable_declarator":
+                    continue
+                name = declarator.child_by_field_name("name")
+                if name.type != "identifier":
+                    raise LinkError(f"{where}: destructuring exports are not supported: {_text(declarator, source)[:80]}")
+                export(_text(name, source), _text(name, source), where)
+            edits.replace(node.start_byte, declaration.start_byte, "")
+        elif is_default and name_node is None:  # export default function () {} / class {}
+            export("default", DEFAULT_LOCAL, where)
+            edits.replace(node.start_byte, declaration.start_byte, f"const {DEFAULT_LOCAL} = ")
+            edits.replace(declaration.end_byte, declaration.end_byte, ";")
+        else:  # function, async function, generator, class: the declaration stays, hoisting kept
+            export("default" if is_default else _text(name_node, source), _text(name_node, source), where)
+            edits.replace(node.start_byte, declaration.start_byte, "")
+        return
+    if value is not None:  # export default EXPRESSION;
+        export("default", DEFAULT_LOCAL, where)
+        edits.replace(node.start_byte, value.start_byte, f"const {DEFAULT_LOCAL} = ")
+        return
+    source_node = node.child_by_field_name("source")
+    clause = next((c for c in node.children if c.type == "export_clause"), None)
+    namespace = next((c for c in node.children if c.type == "namespace_export"), None)
+    if source_node is None:  # export { a, b as c };
+        for spec in clause.named_children:
+            local = _text(spec.child_by_field_name("name"), source)
+            alias = spec.child_by_field_name("alias")
+            export(_text(alias, source) if alias else local, local, where)
+    else:
+        target, module = target_of(node, where)
+        registry = f"{REGISTRY}[{json.dumps(target)}]"
+        if clause is not None:  # export { a as b } from "./x.js";
+            for spec in clause.named_children:
+                name = _text(spec.child_by_field_name("name"), source)
+                alias = spec.child_by_field_name("alias")
+                needs(module, target, name, where)
+                export(_text(alias, source) if alias else name, f"{registry}[{json.dumps(name)}]", where)
+        elif namespace is not None:  # export * as ns from "./x.js";
+            export(_text(namespace.named_children[-1], source), registry, where)
+        else:  # export * from "./x.js"; (never re-exports default)
+            for name in module.exports:
+                if name != "default":
+                    star(name, f"{registry}[{json.dumps(name)}]", where)
+    edits.replace(node.start_byte, node.end_byte, ";")

@@ -1,55 +1,88 @@
-"""The Python reference, called in process through the adapter named in `[tool.extparity.reference]`.
+"""The Python reference as an engine: ``module:function`` per entry, run in a worker process.
 
-The adapter is "module:function" per case kind, each returning the canonical verdict text, so
-the harness imports nothing from the subject by name. In process means no time limit can be
-enforced: the reference is the contract, and a reference that hangs is a bug to fix, not a
-result to compare.
+Why a worker, when the reference is plain Python: it is the project's own code, resolved from
+the project that holds the config (its ``path`` option goes first on ``sys.path``), never from
+whatever ``toolcalls`` the harness itself happens to import; and a reference that hangs on a
+case must cost that case a TIMEOUT, not the run. The result records every file of the
+reference's package with its SHA-256, so a report says exactly which reference ran.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
-import time
-from typing import Any, Callable, Mapping, Sequence
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
 
-from .base import Engine, EngineRun, host_versions, validate_cases
-
-
-def load_adapter(spec: str) -> Callable:
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise ValueError(f"reference adapter {spec!r} must look like 'module:function'")
-    return getattr(importlib.import_module(module_name), attribute)
+from .base import EngineStartError, host_versions
+from .child import ChildEngine
 
 
-class PythonEngine(Engine):
-    name = "python"
+class PythonEngine(ChildEngine):
+    kind = "python"
+    chunk_size = 200
 
-    def __init__(self, reference: Mapping[str, str]):
-        self.reference = dict(reference)
+    def _paths(self) -> list[str]:
+        path = self.options.get("path", [])
+        return [str(self.project.root / p) for p in ([path] if isinstance(path, str) else path)]
+
+    def _functions(self) -> dict[str, str]:
+        functions = self.options.get("functions", {})
+        missing = [fn for fn in self.project.entries if fn not in functions]
+        if missing:
+            raise EngineStartError(f"no reference function for entry {', '.join(missing)} "
+                                   f"(set functions = {{ {missing[0]} = \"module:function\" }})")
+        return {fn: functions[fn] for fn in self.project.entries}
 
     def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "kind": "python", "adapter": self.reference, **host_versions()}
+        return {"engine": self.name, "kind": self.kind,
+                "path": [self.project.relative(p) for p in self._paths()],
+                "functions": dict(self.options.get("functions", {})), **host_versions()}
 
-    def run(self, cases: Sequence[Mapping[str, Any]], timeout_s: float) -> EngineRun:
-        validate_cases(cases)
-        run = EngineRun()
-        started = time.perf_counter()
-        try:
-            adapters = {fn: load_adapter(spec) for fn, spec in self.reference.items()}
-        except Exception as error:  # an unloadable adapter is this engine's crash, not the harness's
-            return run.fail("crashed", f"cannot load reference adapter: {type(error).__name__}: {error}")
-        run.timings["startup_s"] = time.perf_counter() - started
-        started = time.perf_counter()
-        for case in cases:
+    def job(self) -> dict[str, Any]:
+        return {"path": self._paths(), "functions": self._functions()}
+
+
+class PythonHost:
+    """Child side: import the functions from the configured path and call them per case."""
+
+    def __init__(self, job: dict[str, Any]) -> None:
+        for path in reversed(job["path"]):
+            sys.path.insert(0, path)
+        self.functions: dict[str, Callable] = {}
+        files: dict[Path, Path] = {}  # file -> the sys.path folder it was found under
+        for fn, spec in job["functions"].items():
+            module_name, _, attribute = spec.partition(":")
+            if not module_name or not attribute:
+                raise EngineStartError(f"reference function {spec!r} must look like 'module:function'")
             try:
-                if case["fn"] == "parse":
-                    verdict = adapters["parse"](case["input"], case.get("allowed"))
-                else:
-                    verdict = adapters["repair"](case["input"])
-            except Exception as error:
-                run.case_errors[case["id"]] = f"{type(error).__name__}: {error}"
-            else:
-                run.verdicts[case["id"]] = verdict
-        run.timings["cases_s"] = time.perf_counter() - started
-        return run
+                module = importlib.import_module(module_name)
+                self.functions[fn] = getattr(module, attribute)
+            except Exception as exc:  # the reference itself fails to import: its crash, reported once
+                raise EngineStartError(f"cannot load reference {spec}: {type(exc).__name__}: {exc}") from None
+            origin = Path(module.__file__).resolve()
+            if job["path"] and not any(origin.is_relative_to(Path(p).resolve()) for p in job["path"]):
+                raise EngineStartError(f"{module_name} resolved to {origin}, outside the configured path "
+                                       f"{', '.join(job['path'])}; refusing to run a different reference")
+            top = origin.parent if origin.name == "__init__.py" else origin
+            for _ in range(module_name.count(".")):
+                top = top.parent  # up to the top-level package: every file it holds is the reference
+            for path in (sorted(top.rglob("*.py")) if top.is_dir() else [top]):
+                files[path] = top.parent
+        # Shown relative to the folder the package was found in: "toolcalls/parser.py".
+        self.hashes = {path.relative_to(base).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                       for path, base in sorted(files.items())}
+        self.info: dict[str, Any] = {}
+
+    def run_case(self, case_json: str) -> str:
+        (case,) = json.loads(case_json)
+        try:
+            verdict = self.functions[case["fn"]](*case["args"])
+            if not isinstance(verdict, str):
+                raise TypeError(f"reference for {case['fn']} returned {type(verdict).__name__}, not a string")
+            result = {"verdict": verdict}
+        except Exception as exc:
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+        return json.dumps({case["id"]: result}, ensure_ascii=True)

@@ -1,4 +1,4 @@
-// Batch runner shared by every JS engine (QuickJS, Chromium page, Firefox probe).
+// Batch runner shared by every JS engine (QuickJS, V8, SpiderMonkey, Chromium, Firefox).
 //
 // Why one piece of code: if each engine had its own loop, a difference in how cases are
 // dispatched, how throws are reported or how results are encoded could pass for a parser
@@ -9,11 +9,11 @@
 // HTTP bodies / CDP messages re-encode text as UTF-8 (which cannot carry lone surrogates).
 // JSON text whose every character is < 0x7f crosses all of them unchanged.
 //
-// This file is a single function expression. Engines use it as `const runBatch = <text>;`.
-//   entries:   {parse: function(text, allowed) -> string, repair: function(raw) -> string}
-//   casesJson: ASCII JSON text of [{id, fn, input, allowed?}, ...]
-//   returns:   ASCII JSON text of {id: {"verdict": string} | {"error": string}}
-(function runBatch(entries, casesJson) {
+// This file is a single async function expression. Engines use it as `const runBatch = <text>;`.
+//   entries:   {fn: function(...args) -> string | Promise<string>}, from bind-entries.js
+//   casesJson: ASCII JSON text of [{id, fn, args: [...]}, ...]
+//   resolves:  ASCII JSON text of {id: {"verdict": string} | {"error": string}}
+(async function runBatch(entries, casesJson) {
   "use strict";
   function describeThrown(e) {
     try {
@@ -40,9 +40,9 @@
     try {
       var fn = Object.prototype.hasOwnProperty.call(entries, c.fn) ? entries[c.fn] : undefined;
       if (typeof fn !== "function") throw new Error("no entry function for fn " + JSON.stringify(c.fn));
-      var verdict = c.fn === "parse" ? fn(c.input, c.allowed) : fn(c.input);
+      var verdict = await fn.apply(undefined, c.args);
       if (typeof verdict !== "string") {
-        throw new TypeError("entry for fn " + c.fn + " returned " + typeof verdict + ", not a string");
+        throw new TypeError("entry " + c.fn + " returned " + typeof verdict + ", not a string");
       }
       result = { verdict: verdict };
     } catch (e) {

@@ -1,0 +1,197 @@
+"""Sessions that live in a child process (python, quickjs, v8, spidermonkey).
+
+Why a child: bindings are C code in our address space (the notes list inputs that crash QuickJS
+outright), and the reference is user code that may hang; a segfault, a runaway allocation or an
+endless loop must cost one case and one restart, not the harness. The child (``worker.py``)
+answers one line per case, so when a line does not come in time the parent knows exactly which
+case hung or crashed: it kills the child and the driver starts a fresh one for the rest.
+
+Children run in their own process group (a terminal's Ctrl-C reaches only the harness, which
+stops them in order) and die with the harness even if it is killed outright (PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
+from .linker import LinkError, link_adapter, module_graph, normalize_path
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the extparity package
+_EOF = object()
+_TIMEOUT = object()
+
+
+class ChildSession(Session):
+    """A worker process with the subject loaded, answering one line per case."""
+
+    def __init__(self, engine: str, job: dict[str, Any], startup_timeout_s: float) -> None:
+        self.engine = engine
+        self.module_hashes: dict[str, str] = {}
+        self.info: dict[str, Any] = {}
+        self._lines: queue.Queue = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=12)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+        env["PYTHONUNBUFFERED"] = "1"
+        env["EXTPARITY_PARENT_PID"] = str(os.getpid())  # the worker dies with this process
+        started = time.perf_counter()
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "extparity.engines.worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                text=True, encoding="ascii", errors="backslashreplace", bufsize=1,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise EngineStartError(f"cannot start the {engine} worker: {exc}") from None
+        threading.Thread(target=self._read_stdout, daemon=True, name=f"{engine}-stdout").start()
+        threading.Thread(target=self._read_stderr, daemon=True, name=f"{engine}-stderr").start()
+        self._send({"op": "open", **job})
+        event = self._next(startup_timeout_s)
+        if event is _TIMEOUT:
+            self.kill()
+            raise EngineStartError(f"{engine} worker did not load the subject within {startup_timeout_s:.0f}s")
+        if event is _EOF:
+            self.close()
+            raise EngineStartError(f"{engine} worker exited during start-up{self._stderr_tail()}")
+        if event.get("event") == "start-error":
+            self.close()
+            raise EngineStartError(event["detail"])
+        self.module_hashes = event.get("hashes", {})
+        self.info = event.get("info", {})
+        self.startup_s = time.perf_counter() - started
+
+    def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
+        batch = Batch()
+        if not self._send({"op": "run", "cases": wire_json(cases)}):
+            batch.broken = SessionBroken("crash", f"worker is gone{self._stderr_tail()}", cases[0].id)
+            return batch
+        for case in cases:
+            event = self._next(case_timeout_s)
+            if event is _TIMEOUT:
+                self.kill()
+                batch.broken = SessionBroken("timeout", f"no verdict within {case_timeout_s:g}s", case.id)
+                return batch
+            if event is _EOF:
+                code = self._proc.wait()
+                batch.broken = SessionBroken("crash", f"worker exited with code {code}{self._stderr_tail()}", case.id)
+                return batch
+            batch.add_runner_output(event["result"])
+        return batch
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._send({"op": "close"})
+            try:
+                self._proc.wait(2)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._close_pipes()
+
+    def kill(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self._proc.kill()
+            self._proc.wait()
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for pipe in (self._proc.stdin,):
+            try:
+                pipe.close()
+            except (OSError, ValueError):
+                pass
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        try:
+            self._proc.stdin.write(json.dumps(message, ensure_ascii=True) + "\n")
+            self._proc.stdin.flush()
+            return True
+        except (OSError, ValueError):  # the child is gone; its exit is reported by the caller
+            return False
+
+    def _next(self, timeout_s: float):
+        try:
+            line = self._lines.get(timeout=max(0.001, timeout_s))
+        except queue.Empty:
+            return _TIMEOUT
+        return _EOF if line is None else line
+
+    def _read_stdout(self) -> None:
+        for line in self._proc.stdout:
+            try:
+                self._lines.put(json.loads(line))
+            except ValueError:
+                self._stderr.append(f"stray output: {line.strip()[:200]}")
+        self._lines.put(None)
+
+    def _read_stderr(self) -> None:
+        for line in self._proc.stderr:
+            if line.strip():
+                self._stderr.append(line.rstrip()[:500])
+
+    def _stderr_tail(self) -> str:
+        time.sleep(0.05)  # let the reader thread take what the child wrote before it died
+        tail = [line for line in self._stderr if line.strip()][-3:]
+        return (": " + " | ".join(tail)) if tail else ""
+
+
+class ChildEngine(Engine):
+    """An engine whose sessions are worker processes; subclasses say what the worker loads."""
+
+    per_case = True
+    startup_timeout_s = 60.0
+
+    def job(self) -> dict[str, Any]:
+        """What the worker needs to load the subject (ASCII-safe JSON values)."""
+        raise NotImplementedError
+
+    def open(self) -> Session:
+        return ChildSession(self.name, {"kind": self.kind, **self.job()}, self.startup_timeout_s)
+
+
+class JSChildEngine(ChildEngine):
+    """A headless JS engine in a worker: the tree's module graph linked into scripts, plus the
+    entries' adapters. Linking happens once per engine; restarts reuse it."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.chunk_size = int(self.options.get("chunk_size", 100))
+        self._job: dict[str, Any] | None = None
+
+    def job(self) -> dict[str, Any]:
+        if self._job is None:
+            try:
+                modules, adapters = link_subject(self.project, self.tree)
+            except LinkError as exc:
+                raise EngineStartError(str(exc)) from None
+            self._job = {
+                "modules": [{"path": m.path, "module": m.module, "script": m.script}
+                            for m in [*modules, *adapters.values()]],
+                "hashes": {m.path: m.sha256 for m in modules},
+                "entries": {fn: {"module": normalize_path(e.module), "export": e.export}
+                            for fn, e in self.project.entries.items()},
+                "adapters": {fn: module.path for fn, module in adapters.items()},
+                "options": {k: v for k, v in self.options.items() if k != "chunk_size"},
+            }
+        return self._job
+
+
+def link_subject(project, tree: Path):
+    """The tree's module graph from the entry modules, and each entry's linked adapter."""
+    modules = module_graph(tree, [entry.module for entry in project.entries.values()])
+    adapters = {fn: link_adapter(entry.adapter, fn) for fn, entry in project.entries.items() if entry.adapter}
+    return modules, adapters

@@ -1,0 +1,148 @@
+"""Run one engine over a case list: chunks, per-case time limits, restarts, soft failure.
+
+Everything here used to be repeated per engine. What it guarantees, for every kind:
+
+* a case that hangs is a TIMEOUT cell naming that case; a case that takes its engine down is a
+  CRASH cell; the session is restarted and the other cases of its chunk still run;
+* sessions that run whole chunks (browsers) cannot name the culprit, so after a broken chunk
+  the driver reruns its unanswered cases one at a time until the culprit shows itself;
+* an engine that cannot start is reported once, with the engine's own words;
+* the overall budget, an interrupt, or too many restarts end the engine with the results it
+  already has kept.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Callable
+
+from .base import CaseFailure, Engine, EngineRun, EngineStartError, Session, SessionBroken, WireCase
+
+MAX_RESTARTS = 20
+
+
+class Controller:
+    """Shared by the engines of one run: the interrupt flag and the sessions to kill on it."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self._sessions: set[Session] = set()
+        self._lock = threading.Lock()
+
+    def track(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.add(session)
+        if self.stop.is_set():
+            session.kill()
+
+    def forget(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.discard(session)
+
+    def interrupt(self) -> None:
+        """Called from the main thread on SIGINT/SIGTERM: every session stops now."""
+        self.stop.set()
+        with self._lock:
+            sessions = list(self._sessions)
+        for session in sessions:
+            try:
+                session.kill()
+            except Exception:  # a session half torn down already; keep stopping the others
+                pass
+
+
+def run_engine(engine: Engine, cases: list[WireCase], *, case_timeout_s: float = 10.0,
+               budget_s: float = 600.0, controller: Controller | None = None,
+               progress: Callable[[int], None] = lambda done: None) -> EngineRun:
+    controller = controller or Controller()
+    run = EngineRun(timings={"sessions": 0, "restarts": 0})
+    try:
+        run.description = engine.describe()
+    except Exception as exc:  # describing must never cost the run
+        run.description = {"engine": engine.name, "kind": engine.kind, "describe_error": str(exc)}
+    started = time.perf_counter()
+    pending = deque(cases)
+    isolate = 0  # cases to run one by one after a batch broke without naming its culprit
+    session: Session | None = None
+    try:
+        while pending:
+            if controller.stop.is_set():
+                run.fail("interrupted", "interrupted")
+                break
+            if time.perf_counter() - started > budget_s:
+                run.fail("timeout", f"engine budget of {budget_s:g}s spent with {len(pending)} cases left")
+                break
+            if session is None:
+                session = _open(engine, run, controller)
+                if session is None:
+                    break
+            size = 1 if isolate else max(1, engine.chunk_size)
+            chunk = [pending[i] for i in range(min(size, len(pending)))]
+            t0 = time.perf_counter()
+            batch = session.run(chunk, case_timeout_s)
+            run.timings.setdefault("chunks_s", []).append(time.perf_counter() - t0)
+            run.verdicts.update(batch.verdicts)
+            run.failures.update((case_id, CaseFailure("error", text)) for case_id, text in batch.errors.items())
+            answered = batch.answered()
+            if batch.broken is None and len(answered & {c.id for c in chunk}) < len(chunk):
+                lost = next(c.id for c in chunk if c.id not in answered)
+                batch.broken = SessionBroken("crash", "the session returned no result for this case", lost)
+            for _ in chunk:
+                pending.popleft()
+            pending.extendleft(case for case in reversed(chunk) if case.id not in answered)
+            progress(len(run.verdicts) + len(run.failures))
+            if batch.broken is None:
+                isolate = max(0, isolate - len(chunk))
+                continue
+            _close(session, controller)
+            session = None
+            if controller.stop.is_set():
+                run.fail("interrupted", "interrupted")
+                break
+            run.timings["restarts"] += 1
+            culprit = batch.broken.case_id or (chunk[0].id if len(chunk) == 1 else None)
+            if culprit is not None:
+                run.failures[culprit] = CaseFailure(batch.broken.kind, batch.broken.detail)
+                _drop(pending, culprit)
+                isolate = max(0, isolate - 1)
+            else:
+                isolate = len([c for c in chunk if c.id not in answered])
+            if run.timings["restarts"] > MAX_RESTARTS:
+                run.fail(batch.broken.kind, f"gave up after {MAX_RESTARTS} restarts; last: {batch.broken.detail}")
+                break
+    finally:
+        if session is not None:
+            _close(session, controller)
+    run.timings["wall_s"] = time.perf_counter() - started
+    return run
+
+
+def _open(engine: Engine, run: EngineRun, controller: Controller) -> Session | None:
+    t0 = time.perf_counter()
+    try:
+        session = engine.open()
+    except EngineStartError as exc:
+        run.fail("crashed", str(exc))
+        return None
+    controller.track(session)
+    run.timings["sessions"] += 1
+    run.timings.setdefault("startup_s", time.perf_counter() - t0)
+    if not run.module_hashes:
+        run.module_hashes = dict(session.module_hashes)
+    elif session.module_hashes != run.module_hashes:
+        run.fail("crashed", "the modules changed on disk during the run (a restarted session loaded other bytes)")
+    return session
+
+
+def _close(session: Session, controller: Controller) -> None:
+    controller.forget(session)
+    session.close()
+
+
+def _drop(pending: deque, case_id: str) -> None:
+    for case in list(pending):
+        if case.id == case_id:
+            pending.remove(case)
+            return

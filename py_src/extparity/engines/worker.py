@@ -1,0 +1,137 @@
+"""The child side of ``child.ChildSession``: load the subject once, answer one line per case.
+
+Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", ...job}``, then any
+number of ``{"op": "run", "cases": "<ASCII JSON case list>"}``, then ``{"op": "close"}``. The
+child answers ``{"event": "ready", "hashes", "info"}`` or ``{"event": "start-error",
+"detail"}``, then one ``{"event": "case", "result": "<batch-runner JSON for that case>"}`` per
+case, in order, flushed at once: the parent reads a missing line as "this case hung or crashed".
+
+The protocol owns the real stdout; anything the subject prints goes to stderr.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import sys
+from importlib import import_module
+from typing import Any, TextIO
+
+from .base import EngineStartError, js_source
+from .linker import PRELUDE, REGISTRY
+
+HOSTS = {
+    "python": "extparity.engines.python_engine:PythonHost",
+    "quickjs": "extparity.engines.quickjs_engine:QuickJSHost",
+    "v8": "extparity.engines.v8_engine:V8Host",
+    "spidermonkey": "extparity.engines.spidermonkey_engine:SpiderMonkeyHost",
+}
+
+
+def _die_with_parent() -> None:
+    """SIGKILL this process when the harness goes away, even if it is killed outright."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the parent's close path and process group still stop us
+    expected = os.environ.get("EXTPARITY_PARENT_PID")
+    if expected and os.getppid() != int(expected):  # the parent died before prctl took effect
+        os._exit(1)
+
+
+class JSHost:
+    """What every headless JS engine host shares: link, bind entries, run one case at a time.
+
+    A kind supplies ``evaluate(code) -> value`` and ``run_jobs()`` (drain the microtask queue).
+    The subject arrives already linked (``job["modules"]``, see ``linker.py``), so every engine
+    evaluates the same text; the parent hashed the bytes it was made from.
+    """
+
+    def __init__(self, job: dict[str, Any]) -> None:
+        self.hashes = job["hashes"]
+        self.info: dict[str, Any] = {}
+        self.start(job.get("options", {}))
+        self.evaluate(f"{PRELUDE}\nglobalThis.__extparity_runBatch = {js_source('batch-runner.js')};\n"
+                      f"globalThis.__extparity_bind = {js_source('bind-entries.js')};")
+        for module in job["modules"]:
+            try:
+                self.load_module(module)
+            except Exception as exc:  # the module threw at its top level, or does not compile
+                raise EngineStartError(f"{module['path']}: module evaluation failed: {self.describe_error(exc)}") from None
+        adapters = ", ".join(f"{json.dumps(fn)}: {REGISTRY}[{json.dumps(path)}].default"
+                             for fn, path in job["adapters"].items())
+        try:
+            self.evaluate(f"globalThis.__extparity_entries = __extparity_bind("
+                          f"function (p) {{ return {REGISTRY}[p]; }}, {json.dumps(job['entries'])}, {{ {adapters} }});")
+        except Exception as exc:
+            raise EngineStartError(self.describe_error(exc)) from None
+
+    def run_case(self, case_json: str) -> str:
+        self.evaluate("globalThis.__extparity_out = null;"
+                      f"__extparity_runBatch(__extparity_entries, {json.dumps(case_json)})"
+                      ".then(function (r) { __extparity_out = r; });")
+        self.run_jobs()
+        out = self.evaluate("__extparity_out")
+        if not isinstance(out, str):  # an adapter awaiting something that never settles
+            case_id = json.loads(case_json)[0]["id"]
+            return json.dumps({case_id: {"error": "the entry's promise never settled"}}, ensure_ascii=True)
+        return out
+
+    def start(self, options: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def load_module(self, module: dict[str, str]) -> None:
+        """Evaluate one linked module; engines with module support use ``module["module"]``."""
+        self.evaluate(module["script"])
+
+    def evaluate(self, code: str) -> Any:
+        raise NotImplementedError
+
+    def run_jobs(self) -> None:
+        raise NotImplementedError
+
+    def describe_error(self, exc: Exception) -> str:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _host(kind: str):
+    module_name, _, attribute = HOSTS[kind].partition(":")
+    return getattr(import_module(module_name), attribute)
+
+
+def main() -> int:
+    _die_with_parent()
+    protocol: TextIO = os.fdopen(os.dup(1), "w", encoding="ascii", errors="backslashreplace")
+    os.dup2(2, 1)  # the subject's prints go to stderr, never into the protocol
+    sys.stdout = sys.stderr
+
+    def emit(**event: Any) -> None:
+        protocol.write(json.dumps(event, ensure_ascii=True) + "\n")
+        protocol.flush()
+
+    host = None
+    for line in sys.stdin:
+        message = json.loads(line)
+        op = message.get("op")
+        if op == "open":
+            try:
+                host = _host(message["kind"])(message)
+            except EngineStartError as exc:
+                emit(event="start-error", detail=str(exc))
+                return 0
+            except ImportError as exc:
+                emit(event="start-error", detail=f"{message['kind']} binding is not installed: {exc}")
+                return 0
+            emit(event="ready", hashes=host.hashes, info=host.info)
+        elif op == "run":
+            for case in json.loads(message["cases"]):
+                emit(event="case", result=host.run_case(json.dumps([case], ensure_ascii=True)))
+        elif op == "close":
+            return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

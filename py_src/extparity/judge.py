@@ -1,0 +1,135 @@
+"""Judging one case across engines: parity first, then the corpus's expectation.
+
+Parity does not need a reference. Engines are grouped by identical verdict bytes; when a
+reference engine gave a verdict, every engine that differs from it diverges; without one, every
+engine outside the unique largest group diverges, and with no unique largest group every engine
+does (two engines that disagree are both suspects). A verdict that agrees is then checked
+against the case's expectation. Known deviations are data (wptrunner's expectation files): a
+failing cell they cover becomes "known", and a covered cell that now passes is a stale entry.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from . import expect
+from .config import Entry
+from .corpus import PARITY_ONLY, Case
+from .engines.base import EngineRun
+
+PASS, KNOWN = "pass", "known"
+DIVERGES, UNEXPECTED, STALE = "diverges", "unexpected", "unexpected-pass"
+ERROR, TIMEOUT, CRASH, MISSING = "error", "timeout", "crash", "missing"
+OK_CELLS = (PASS, KNOWN)
+LINK = re.compile(r"https?://\S+\Z")
+
+
+@dataclass(frozen=True)
+class Deviation:
+    case: str
+    engines: tuple[str, ...]
+    reason: str
+    link: str
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    cells: dict[str, str] = field(default_factory=dict)  # engine -> cell
+    notes: dict[str, list[str]] = field(default_factory=dict)  # engine -> why the cell is not "pass"
+    verdicts: dict[str, str] = field(default_factory=dict)  # engine -> verdict, for engines that gave one
+    groups: list[list[str]] = field(default_factory=list)  # engines with identical verdicts, largest first
+    baseline: str | None = None  # the reference's verdict, or the majority's
+
+    @property
+    def odd_one_out(self) -> str | None:
+        """The single engine that differs when every other engine agrees."""
+        if len(self.groups) == 2 and len(self.groups[1]) == 1 and len(self.groups[0]) >= 2:
+            return self.groups[1][0]
+        return None
+
+    @property
+    def failed(self) -> bool:
+        return any(cell not in OK_CELLS for cell in self.cells.values())
+
+
+def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str] | None,
+                    selected: Iterable[str] = ()) -> tuple[dict[str, Deviation], list[str]]:
+    """Known deviations and the problems of the file. An entry must name a configured engine
+    and, when ``case_ids`` is given, a case of the corpus; it needs a reason and an http(s) link.
+    Entries whose engines are all outside ``selected`` are kept out of this run's judgement."""
+    if path is None or not path.exists():
+        return {}, []
+    name = path.name
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        return {}, [f"{name}: not JSON: {error}"]
+    engines, selected = set(engines), set(selected)
+    deviations, problems = {}, []
+    for index, entry in enumerate(entries if isinstance(entries, list) else [None]):
+        where = f"{name}[{index}]"
+        if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) and entry[k].strip() for k in ("case", "reason", "link"))
+                and isinstance(entry.get("engines"), list) and entry["engines"]):
+            problems.append(f"{where}: needs case, engines (a non-empty list), reason and link")
+            continue
+        unknown = [e for e in entry["engines"] if e not in engines]
+        if unknown:
+            problems.append(f"{where}: engine {', '.join(map(str, unknown))} is not configured")
+        elif not LINK.match(entry["link"]):
+            problems.append(f"{where}: link must be an http(s) URL, got {entry['link']!r}")
+        elif case_ids is not None and entry["case"] not in case_ids:
+            problems.append(f"{where}: no case {entry['case']!r} in the corpus")
+        elif entry["case"] in deviations:
+            problems.append(f"{where}: a second entry for {entry['case']!r}; list every engine in one entry")
+        elif not selected or selected & set(entry["engines"]):
+            deviations[entry["case"]] = Deviation(entry["case"], tuple(entry["engines"]), entry["reason"], entry["link"])
+    return deviations, problems
+
+
+def judge(cases: list[Case], runs: Mapping[str, EngineRun], reference: str | None,
+          entries: Mapping[str, Entry], deviations: Mapping[str, Deviation]) -> list[CaseResult]:
+    return [judge_case(case, runs, reference, entries[case.fn], deviations.get(case.id)) for case in cases]
+
+
+def judge_case(case: Case, runs: Mapping[str, EngineRun], reference: str | None, entry: Entry,
+               known: Deviation | None) -> CaseResult:
+    result = CaseResult(case)
+    result.verdicts = {name: run.verdicts[case.id] for name, run in runs.items() if case.id in run.verdicts}
+    by_verdict: dict[str, list[str]] = {}
+    for name, verdict in result.verdicts.items():
+        by_verdict.setdefault(verdict, []).append(name)
+    ordered = sorted(by_verdict.items(), key=lambda item: -len(item[1]))
+    result.groups = [names for _, names in ordered]
+    if reference in result.verdicts:
+        result.baseline, against = result.verdicts[reference], f"differs from {reference}"
+    elif len(ordered) == 1 or (ordered and len(ordered[0][1]) > len(ordered[1][1])):
+        result.baseline, against = ordered[0][0], f"differs from the majority ({', '.join(ordered[0][1])})"
+    else:
+        against = "no majority: " + " | ".join(", ".join(names) for names in result.groups)
+    for name, run in runs.items():
+        notes: list[str] = []
+        if case.id in run.failures:
+            failure = run.failures[case.id]
+            cell, notes = failure.kind, [failure.detail]
+        elif name not in result.verdicts:
+            cell = MISSING
+            notes = [f"engine {run.status}: {run.detail}" if run.status != "ok" else "no verdict returned"]
+        elif len(ordered) > 1 and result.verdicts[name] != result.baseline:
+            cell, notes = DIVERGES, [against]
+        elif case.expect == PARITY_ONLY:
+            cell = PASS
+        else:
+            notes = expect.mismatches(entry.list_items, case.expect, result.verdicts[name])
+            cell = UNEXPECTED if notes else PASS
+        if known and name in known.engines:
+            cell = KNOWN if cell != PASS else STALE
+            notes = notes + [f"known deviation: {known.reason} ({known.link})"]
+        result.cells[name] = cell
+        if notes:
+            result.notes[name] = notes
+    return result
