@@ -55,12 +55,17 @@ def failure_lines(result: RunResult, limit: int = 40) -> list[str]:
     lines = [f"module: {p}" for p in result.module_problems]
     lines += [f"known-deviations: {p}" for p in result.deviation_problems]
     lines += list(result.extra_problems)
-    lines += [f"engine {name}: {run.status}: {run.detail}" for name, run in result.runs.items() if run.status != "ok"]
+    for name, run in result.runs.items():
+        if run.status != "ok":
+            without = sum(r.cells.get(name) == MISSING for r in result.results)
+            lines.append(f"engine {name}: {run.status}: {run.detail} ({without} cases without a verdict)")
     if not result.results:
         lines.append("corpus: no cases ran: a run of zero cases proves nothing")
     causes: dict[tuple[str, str, str], list] = defaultdict(list)
     for r in result.results:
         for name, cell in r.cells.items():
+            if cell == MISSING and result.runs[name].status != "ok":
+                continue  # counted on the engine's own line
             if cell not in (PASS, KNOWN):
                 cause = "; ".join(r.notes.get(name, [])) if cell in (MISSING, ERROR, TIMEOUT, CRASH) else ""
                 causes[(name, cell, cause)].append(r)

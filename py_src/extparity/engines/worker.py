@@ -69,15 +69,21 @@ class JSHost:
             raise EngineStartError(self.describe_error(exc)) from None
 
     def run_case(self, case_json: str) -> str:
-        self.evaluate("globalThis.__extparity_out = null;"
-                      f"__extparity_runBatch(__extparity_entries, {json.dumps(case_json)})"
-                      ".then(function (r) { __extparity_out = r; });")
-        self.run_jobs()
-        out = self.evaluate("__extparity_out")
+        out = self.settle(f"__extparity_runBatch(__extparity_entries, {json.dumps(case_json)})")
         if not isinstance(out, str):  # an adapter awaiting something that never settles
             case_id = json.loads(case_json)[0]["id"]
             return json.dumps({case_id: {"error": "the entry's promise never settled"}}, ensure_ascii=True)
-        return out
+        return str(out)
+
+    def settle(self, expression: str) -> Any:
+        """The value a promise-valued expression settles to (None if it never does)."""
+        self.evaluate(f"globalThis.__extparity_out = null; ({expression})"
+                      ".then(function (r) { __extparity_out = r; });")
+        self.run_jobs()
+        return self.evaluate("__extparity_out")
+
+    def close(self) -> None:
+        """Release the engine before the worker exits (some bindings hang in their finalizers)."""
 
     def start(self, options: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -90,7 +96,7 @@ class JSHost:
         raise NotImplementedError
 
     def run_jobs(self) -> None:
-        raise NotImplementedError
+        """Drain the microtask queue (a no-op where the binding does it after every eval)."""
 
     def describe_error(self, exc: Exception) -> str:
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -103,16 +109,20 @@ def _host(kind: str):
 
 def main() -> int:
     _die_with_parent()
+    # The protocol owns private copies of fds 0 and 1: the subject's prints go to stderr, and a
+    # binding that reconfigures sys.stdin/sys.stdout (pythonmonkey does) touches neither.
     protocol: TextIO = os.fdopen(os.dup(1), "w", encoding="ascii", errors="backslashreplace")
-    os.dup2(2, 1)  # the subject's prints go to stderr, never into the protocol
+    requests: TextIO = os.fdopen(os.dup(0), "r", encoding="ascii")
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
+    sys.stdin = open(os.devnull, encoding="utf-8")
 
     def emit(**event: Any) -> None:
         protocol.write(json.dumps(event, ensure_ascii=True) + "\n")
         protocol.flush()
 
     host = None
-    for line in sys.stdin:
+    for line in requests:
         message = json.loads(line)
         op = message.get("op")
         if op == "open":
@@ -129,7 +139,9 @@ def main() -> int:
             for case in json.loads(message["cases"]):
                 emit(event="case", result=host.run_case(json.dumps([case], ensure_ascii=True)))
         elif op == "close":
-            return 0
+            break
+    if host is not None:
+        host.close()
     return 0
 
 

@@ -18,25 +18,15 @@ async function extparityHashModules(urlOf, paths) {
   return hashes;
 }
 
-// Imports every configured module in order (as QuickJS evaluates them), then picks the
-// entry functions: {fn: {module, export}} -> {fn: function}.
-async function extparityLoadEntries(urlOf, modules, entries) {
+// Imports the entry modules natively (the browser resolves their imports): {path: namespace}.
+async function extparityImport(urlOf, paths) {
   const namespaces = {};
-  for (const path of modules) {
+  for (const path of paths) {
     try {
       namespaces[path] = await import(urlOf(path));
     } catch (e) {
       throw new Error("importing " + path + ": " + e);
     }
   }
-  const picked = {};
-  for (const fn of Object.keys(entries)) {
-    const entry = entries[fn];
-    const ns = namespaces[entry.module] ?? (await import(urlOf(entry.module)));
-    if (typeof ns[entry.export] !== "function") {
-      throw new Error(entry.module + " has no exported function " + entry.export);
-    }
-    picked[fn] = ns[entry.export];
-  }
-  return picked;
+  return namespaces;
 }

@@ -1,0 +1,180 @@
+"""What the Chromium and Firefox kinds share: a private event loop, a temporary profile, the
+browser binary and its version, the subject's module list, and the code they evaluate.
+
+Why a private loop in its own thread: the browser kinds need hard time limits around calls into
+the page (only Playwright's async API can abandon a call that never returns), the driver is
+synchronous, and the caller may already run an event loop (pytest plugins). A session keeps its
+loop and its browser for as long as it lives, so a fuzzer sends many batches to one browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+import threading
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from .base import Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
+from .child import link_subject
+from .linker import PRELUDE, REGISTRY, LinkError, normalize_path
+
+
+class LoopThread:
+    """An asyncio loop in a daemon thread; ``call`` runs a coroutine there with a time limit."""
+
+    def __init__(self, name: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    def call(self, make: Callable[[], Awaitable[Any]], timeout_s: float) -> Any:
+        """Run ``make()`` on the loop; raise ``TimeoutError`` when it outlives ``timeout_s``."""
+        future = asyncio.run_coroutine_threadsafe(_call(make), self.loop)
+        try:
+            return future.result(timeout_s)
+        except FutureTimeout:
+            future.cancel()
+            raise TimeoutError(f"no answer within {timeout_s:g}s") from None
+
+    def stop(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(10)
+        if not self.loop.is_running() and not self.loop.is_closed():
+            self.loop.close()
+
+
+async def _call(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
+
+
+class BrowserEngine(Engine):
+    """A browser kind bound to a tree: executable, extra launch arguments, batching."""
+
+    chunk_size = 500
+    default_executable = ""
+    protocol = ""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.executable = self.options.get("executable", self.default_executable)
+        self.extra_args = [str(a) for a in self.options.get("args", [])]
+        self.chunk_size = int(self.options.get("chunk_size", self.chunk_size))
+        self.startup_timeout_s = float(self.options.get("startup_timeout_s", 60.0))
+        self.browser_version: str | None = None
+        self._subject: dict[str, Any] | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """``browser_version`` is what Playwright reported after a session started."""
+        return {
+            "engine": self.name,
+            "kind": self.kind,
+            "tree": self.project.relative(self.tree),
+            "executable": self.executable,
+            "executable_version": executable_version(self.executable),
+            "browser_version": self.browser_version,
+            "playwright": package_version("playwright"),
+            "protocol": self.protocol,
+            **host_versions(),
+        }
+
+    def check_executable(self) -> None:
+        if not Path(self.executable).is_file():
+            raise EngineStartError(f"browser not found: {self.executable}")
+
+    def subject(self) -> dict[str, Any]:
+        """What the in-browser setup needs: every module to hash, the entries to bind, and the
+        adapters' linked scripts (they run in the extension's realm, never inside its tree)."""
+        if self._subject is None:
+            try:
+                modules, adapters = link_subject(self.project, self.tree)
+            except LinkError as exc:
+                raise EngineStartError(str(exc)) from None
+            entries = {fn: {"module": normalize_path(e.module), "export": e.export}
+                       for fn, e in self.project.entries.items()}
+            self._subject = {
+                "modules": [m.path for m in modules],
+                "entry_modules": sorted({e["module"] for e in entries.values()}),
+                "entries": entries,
+                "adapters": {fn: m.path for fn, m in adapters.items()},
+                "adapter_scripts": "\n".join(m.script for m in adapters.values()),
+            }
+        return self._subject
+
+
+def realm_code(subject: dict[str, Any]) -> str:
+    """Statements that define the shared helpers and the adapters in an extension realm."""
+    return (f"const runBatch = {js_source('batch-runner.js')};\n"
+            f"const bindEntries = {js_source('bind-entries.js')};\n"
+            f"{js_source('ext-realm.js')}\n{PRELUDE}\n{subject['adapter_scripts']}\n")
+
+
+def adapters_expression(subject: dict[str, Any]) -> str:
+    return "{" + ", ".join(f"{json.dumps(fn)}: {REGISTRY}[{json.dumps(path)}].default"
+                           for fn, path in subject["adapters"].items()) + "}"
+
+
+def temporary_profile(kind: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f"extparity-{kind}-"))
+
+
+def remove_profile(path: Path | None) -> None:
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class BrowserSession(Session):
+    """Shared life cycle: a loop thread, a profile folder, start-up bounded, close bounded."""
+
+    def __init__(self, engine: BrowserEngine) -> None:
+        self.engine = engine
+        self.module_hashes: dict[str, str] = {}
+        self.profile = temporary_profile(engine.kind)
+        self.loop = LoopThread(f"extparity-{engine.name}")
+        self._closed = False
+        try:
+            engine.check_executable()
+            self.loop.call(self.start, engine.startup_timeout_s)
+        except TimeoutError:
+            detail = getattr(self, "phase", "start-up")
+            self.close()
+            raise EngineStartError(f"{detail}: no answer within {engine.startup_timeout_s:g}s"
+                                   f"{self.startup_hint()}") from None
+        except EngineStartError:
+            self.close()
+            raise
+        except Exception as exc:
+            self.close()
+            raise EngineStartError(f"{getattr(self, 'phase', 'start-up')}: {_first_line(exc)}") from None
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        """Close the browser and Playwright; errors here change no result."""
+        raise NotImplementedError
+
+    def startup_hint(self) -> str:
+        """Extra words for a start-up time-out (e.g. the add-on's state in the profile)."""
+        return ""
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.loop.call(self.stop, 30)
+        except Exception:  # a wedged driver: the loop thread and the browser die with the harness
+            pass
+        self.loop.stop()
+        remove_profile(self.profile)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    lines = [line for line in str(text).strip().splitlines() if line.strip()]
+    return " | ".join(lines[:3])[:2000] if lines else type(exc).__name__

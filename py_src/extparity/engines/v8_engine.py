@@ -1,0 +1,43 @@
+"""V8 without a browser: the tree's modules in mini-racer, the engine family of Chromium.
+
+Why: a fast, in-process-speed V8 (no browser start-up) for fuzzing and for catching
+engine-family differences early; Chromium stays the ground truth for the extension's own
+contexts. mini-racer has no module loader, so the linker's script form is evaluated. Each
+session is a worker process: V8 aborts its process on a fatal out-of-memory, and a runaway
+promise continuation wedges the isolate for good, both of which the parent survives by killing
+the worker (one case per eval keeps the culprit known).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import host_versions, package_version
+from .child import JSChildEngine
+from .worker import JSHost
+
+MEMORY_LIMIT = 512 * 1024 * 1024
+
+
+class V8Engine(JSChildEngine):
+    kind = "v8"
+
+    def describe(self) -> dict[str, Any]:
+        return {"engine": self.name, "kind": self.kind, "tree": self.project.relative(self.tree),
+                "mini_racer": package_version("mini-racer"),
+                "memory_limit": self.options.get("memory_limit", MEMORY_LIMIT), **host_versions()}
+
+
+class V8Host(JSHost):
+    def start(self, options: dict[str, Any]) -> None:
+        from py_mini_racer import MiniRacer
+
+        self.racer = MiniRacer()  # created here, in the worker's main thread, with no running loop
+        self.max_memory = int(options.get("memory_limit", MEMORY_LIMIT))
+        self.info = {"v8": self.racer.v8_version}
+
+    def evaluate(self, code: str) -> Any:
+        return self.racer.eval(code, max_memory=self.max_memory)
+
+    def close(self) -> None:
+        self.racer.close()  # without it the worker's exit can hang in MiniRacer.__del__
