@@ -1,64 +1,46 @@
-"""Engines against a fake extension tree whose answers are known exactly.
+"""Every JS engine kind against a fake extension whose answers are known exactly.
 
-Why a fake tree: these tests check the engine plumbing (linking, bridges, hashing, failure
-handling), not the real parser, so the modules must be trivial enough that every expected
-verdict can be written down by hand. Browser tests fail (never skip) when a browser is
-missing: a parity gate that silently drops an engine would pass for the wrong reason.
+Each kind (QuickJS, V8, SpiderMonkey, Chromium, Firefox) runs the same cases through the same
+driver `extparity run` uses: awkward strings across every bridge, in-engine hashes, a case that
+throws, a case that hangs, a module that throws at import, a missing export. Browser tests fail
+(never skip) when a browser is missing: a parity gate that silently drops an engine would pass
+for the wrong reason.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
+import time
 
 import pytest
 
-from extparity.engines import ChromiumEngine, EngineRun, EntryPoint, FirefoxEngine, ModuleConfig, QuickJSEngine
+from extparity.engines.driver import run_engine
+from extparity.engines.registry import build_engine
+from extparity.engines.base import WireCase
 
-MODULES = ("src/agent/json-core.js", "src/agent/tool-call-parser.js", "src/agent/argument-repair.js")
-CONFIG = ModuleConfig(
-    modules=MODULES,
-    entries={
-        "parse": EntryPoint("src/agent/tool-call-parser.js", "parseToolCallsCanonical"),
-        "repair": EntryPoint("src/agent/argument-repair.js", "repairArgumentsCanonical"),
-    },
-)
+from fake_extension import MODULES, PARSER, make_tree, sha256, write_project
 
-JSON_CORE = """\
-export function canon(value) {
-  return JSON.stringify(value);
-}
-"""
-PARSER = """\
-import { canon } from "./json-core.js";
+KINDS = ["quickjs", "v8", "spidermonkey", "chromium", "firefox"]
+FLAVOR = {"quickjs": "chrome", "v8": "chrome", "spidermonkey": "firefox", "chromium": "chrome", "firefox": "firefox"}
 
-export function parseToolCallsCanonical(text, allowed) {
-  if (text === "THROW") throw new RangeError("asked to throw");
-  if (text === "LOOP") { for (;;) {} }
-  return canon({ calls: [], echo: text });
-}
-"""
-REPAIR = """\
-import { canon } from "./json-core.js";
 
-export const repairArgumentsCanonical = (raw) => canon(raw.length);
-"""
-BACKGROUND = """\
-import { parseToolCallsCanonical } from "./src/agent/tool-call-parser.js";
-globalThis.fakeReady = typeof parseToolCallsCanonical;
-"""
+def parse(case_id: str, text: str, allowed=()) -> WireCase:
+    return WireCase(case_id, "parse", (text, list(allowed)))
+
+
+def repair(case_id: str, raw: str) -> WireCase:
+    return WireCase(case_id, "repair", (raw,))
+
 
 # Inputs that break naive bridges: lone surrogate, NUL, U+2028, an astral char (2 code units).
 CASES = [
-    {"id": "lone-surrogate", "fn": "parse", "input": "a\ud800b", "allowed": ["f"]},
-    {"id": "nul", "fn": "parse", "input": "a\x00b", "allowed": []},
-    {"id": "u2028", "fn": "parse", "input": "a\u2028b\u2029", "allowed": []},
-    {"id": "astral", "fn": "parse", "input": "\U0001d11e", "allowed": []},
-    {"id": "repair-astral", "fn": "repair", "input": "x\U0001d11e"},
-    {"id": "repair-empty", "fn": "repair", "input": ""},
-    {"id": "throws", "fn": "parse", "input": "THROW", "allowed": []},
-    {"id": "__proto__", "fn": "repair", "input": "abc"},
+    parse("lone-surrogate", "a\ud800b", ["f"]),
+    parse("nul", "a\x00b"),
+    parse("u2028", "a\u2028b\u2029"),
+    parse("astral", "\U0001d11e"),
+    repair("repair-astral", "x\U0001d11e"),
+    repair("repair-empty", ""),
+    parse("throws", "THROW"),
+    repair("__proto__", "abc"),
 ]
 EXPECTED = {
     # JSON.stringify escapes lone surrogates and NUL, keeps U+2028 and astral chars raw.
@@ -72,44 +54,20 @@ EXPECTED = {
 }
 
 
-def make_tree(root: Path, flavor: str, parser: str = PARSER) -> Path:
-    """A minimal extension tree with the contract's layout and the fake modules above."""
-    background = ({"service_worker": "background.js", "type": "module"} if flavor == "chrome"
-                  else {"scripts": ["background.js"], "type": "module"})
-    manifest = {"manifest_version": 3, "name": "Fake inspector", "version": "0.0.1",
-                "background": background, "action": {"default_popup": "inspector.html"}}
-    if flavor == "firefox":
-        manifest["browser_specific_settings"] = {"gecko": {"id": "tool-call-inspector@extparity.dev"}}
-    (root / "src" / "agent").mkdir(parents=True)
-    (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
-    (root / "inspector.html").write_text('<!doctype html><meta charset="utf-8"><title>fake</title>')
-    (root / "background.js").write_text(BACKGROUND)
-    for path, text in zip(MODULES, (JSON_CORE, parser, REPAIR)):
-        (root / path).write_text(text, encoding="utf-8")
-    return root
+def engine_for(tmp_path, kind: str, files: dict[str, str] | None = None, chunk_size: int = 3, **options):
+    tree = make_tree(tmp_path / "tree", FLAVOR[kind], files)
+    project = write_project(tmp_path, {"t": tree}, {"e": {"kind": kind, "tree": "t", "chunk_size": chunk_size, **options}})
+    return build_engine(project.engines["e"], project), tree
 
 
-def disk_hashes(tree: Path) -> dict[str, str]:
-    return {m: hashlib.sha256((tree / m).read_bytes()).hexdigest() for m in MODULES}
-
-
-ENGINES = {
-    "quickjs": lambda tree: QuickJSEngine("quickjs-chrome", tree, CONFIG, chunk_size=3),
-    "chromium": lambda tree: ChromiumEngine("chromium", tree, CONFIG, chunk_size=3),
-    "firefox": lambda tree: FirefoxEngine("firefox", tree, CONFIG, chunk_size=3),
-}
-FLAVOR = {"quickjs": "chrome", "chromium": "chrome", "firefox": "firefox"}
-
-
-@pytest.fixture(scope="module", params=list(ENGINES))
+@pytest.fixture(scope="module", params=KINDS)
 def engine_runs(request, tmp_path_factory):
-    """Per engine: the run over CASES on tree A, and a run on tree B whose parser differs by a comment."""
+    """Per kind: the run over CASES on tree A, and a run on tree B whose parser differs by a comment."""
     kind = request.param
-    tree_a = make_tree(tmp_path_factory.mktemp(f"{kind}-a"), FLAVOR[kind])
-    tree_b = make_tree(tmp_path_factory.mktemp(f"{kind}-b"), FLAVOR[kind], PARSER + "// changed\n")
-    run_a = ENGINES[kind](tree_a).run(CASES, timeout_s=60)
-    run_b = ENGINES[kind](tree_b).run(CASES[:1], timeout_s=60)
-    return kind, tree_a, run_a, tree_b, run_b
+    engine_a, tree_a = engine_for(tmp_path_factory.mktemp(f"{kind}-a"), kind)
+    engine_b, tree_b = engine_for(tmp_path_factory.mktemp(f"{kind}-b"), kind,
+                                  {"src/agent/tool-call-parser.js": PARSER + "// changed\n"})
+    return kind, tree_a, run_engine(engine_a, CASES), tree_b, run_engine(engine_b, CASES[:1])
 
 
 def test_verdicts_survive_every_bridge(engine_runs):
@@ -120,14 +78,15 @@ def test_verdicts_survive_every_bridge(engine_runs):
 
 def test_a_throwing_case_is_a_case_error_and_others_still_run(engine_runs):
     _, _, run, _, _ = engine_runs
-    assert run.case_errors == {"throws": "RangeError: asked to throw"}
+    assert {case_id: (f.kind, f.detail) for case_id, f in run.failures.items()} == \
+        {"throws": ("error", "RangeError: asked to throw")}
     assert len(run.verdicts) == len(CASES) - 1
 
 
-def test_in_engine_hashes_equal_on_disk_hashes(engine_runs):
+def test_in_engine_hashes_equal_on_disk_hashes_of_every_module_the_entries_reach(engine_runs):
     _, tree_a, run_a, tree_b, run_b = engine_runs
-    assert run_a.module_hashes == disk_hashes(tree_a)
-    assert run_b.module_hashes == disk_hashes(tree_b)
+    assert run_a.module_hashes == {path: sha256(tree_a / path) for path in MODULES}
+    assert run_b.module_hashes == {path: sha256(tree_b / path) for path in MODULES}
 
 
 def test_a_module_that_differs_between_trees_has_different_hashes(engine_runs):
@@ -140,51 +99,65 @@ def test_a_module_that_differs_between_trees_has_different_hashes(engine_runs):
 
 def test_timings_are_reported(engine_runs):
     _, _, run, _, _ = engine_runs
-    assert run.timings["startup_s"] > 0
-    assert len(run.timings["chunks_s"]) == run.timings["chunks"] == 3
+    assert run.timings["startup_s"] > 0 and run.timings["sessions"] == 1
+    assert len(run.timings["chunks_s"]) == 3  # 8 cases in chunks of 3
 
 
-@pytest.mark.parametrize("kind", list(ENGINES))
-def test_an_infinite_loop_times_out_and_keeps_earlier_chunks(kind, tmp_path):
-    tree = make_tree(tmp_path / "tree", FLAVOR[kind])
-    ok = [{"id": f"ok{i}", "fn": "repair", "input": "x" * i} for i in range(6)]
-    loop = [{"id": "loop", "fn": "parse", "input": "LOOP", "allowed": []}]
-    cases = ok + loop + [{"id": "after", "fn": "repair", "input": ""}]
-    run: EngineRun = ENGINES[kind](tree).run(cases, timeout_s=3)  # chunks: ok0-2, ok3-5, loop+after
-    assert run.status == "timeout", run.detail
-    assert run.verdicts == {f"ok{i}": str(i) for i in range(6)}
-    assert "loop" not in run.verdicts and "after" not in run.verdicts
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_hanging_case_is_a_timeout_naming_it_and_the_rest_of_its_chunk_still_runs(kind, tmp_path):
+    engine, _ = engine_for(tmp_path, kind)
+    cases = [repair(f"ok{i}", "x" * i) for i in range(4)] + [parse("loop", "LOOP"), repair("after", "")]
+    started = time.perf_counter()
+    run = run_engine(engine, cases, case_timeout_s=2)  # chunks: ok0-2, ok3+loop+after
+    assert run.status == "ok", run.detail
+    assert run.verdicts == {**{f"ok{i}": str(i) for i in range(4)}, "after": "0"}
+    assert list(run.failures) == ["loop"] and run.failures["loop"].kind == "timeout"
+    assert run.timings["restarts"] >= 1
+    assert time.perf_counter() - started < 60
 
 
-def test_quickjs_rejects_imports_outside_the_restricted_grammar(tmp_path):
-    tree = make_tree(tmp_path / "tree", "chrome", PARSER.replace(
-        'import { canon } from "./json-core.js";', 'import * as core from "./json-core.js";'))
-    run = QuickJSEngine("quickjs-chrome", tree, CONFIG).run(CASES, timeout_s=10)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_module_that_throws_at_import_is_one_engine_failure_naming_it(kind, tmp_path):
+    engine, _ = engine_for(tmp_path, kind, {"src/agent/json-core.js": 'throw new Error("boom at import");\n' + MODULES["src/agent/json-core.js"]})
+    run = run_engine(engine, CASES)
     assert run.status == "crashed"
-    assert "src/agent/tool-call-parser.js:1" in run.detail and "unsupported import" in run.detail
-    assert run.verdicts == {}
+    assert "boom at import" in run.detail and "json-core.js" in run.detail
+    assert run.verdicts == {} and run.failures == {}
+    assert run.timings["sessions"] == 0
 
 
-def test_quickjs_rejects_a_module_listed_after_its_importer(tmp_path):
-    tree = make_tree(tmp_path / "tree", "chrome")
-    misordered = ModuleConfig(modules=(MODULES[1], MODULES[0], MODULES[2]), entries=CONFIG.entries)
-    run = QuickJSEngine("quickjs-chrome", tree, misordered).run(CASES, timeout_s=10)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_missing_export_is_one_engine_failure_naming_it(kind, tmp_path):
+    engine, _ = engine_for(tmp_path, kind, {"src/agent/argument-repair.js": MODULES["src/agent/argument-repair.js"]
+                                            .replace("repairArgumentsCanonical", "repairArgs")})
+    started = time.perf_counter()
+    run = run_engine(engine, CASES)
     assert run.status == "crashed"
-    assert "src/agent/tool-call-parser.js:1" in run.detail and "json-core.js" in run.detail
+    assert "has no exported function repairArgumentsCanonical" in run.detail
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("kind", ["chromium", "firefox"])
+def test_a_missing_browser_is_a_crash_not_a_skip(kind, tmp_path):
+    engine, _ = engine_for(tmp_path, kind, executable=str(tmp_path / "no-such-browser"))
+    run = run_engine(engine, CASES)
+    assert run.status == "crashed" and "browser not found" in run.detail
 
 
 def test_quickjs_evaluates_modules_as_modules(tmp_path):
     """Strict mode and an undefined top-level `this`, as in a browser's module loader."""
     parser = PARSER.replace("export function", "const probe = [this === undefined, (function () { return this; })() === undefined];\nexport function")
     parser = parser.replace("canon({ calls: [], echo: text })", "canon(probe)")
-    tree = make_tree(tmp_path / "tree", "chrome", parser)
-    run = QuickJSEngine("quickjs-chrome", tree, CONFIG).run(CASES[:1], timeout_s=10)
+    engine, _ = engine_for(tmp_path, "quickjs", {"src/agent/tool-call-parser.js": parser})
+    run = run_engine(engine, CASES[:1])
     assert run.status == "ok", run.detail
     assert run.verdicts == {"lone-surrogate": "[true,true]"}
 
 
-@pytest.mark.parametrize("engine_cls", [ChromiumEngine, FirefoxEngine])
-def test_a_missing_browser_is_a_crash_not_a_skip(engine_cls, tmp_path):
-    tree = make_tree(tmp_path / "tree", "firefox")
-    run = engine_cls("x", tree, CONFIG, executable_path=str(tmp_path / "no-such-browser")).run(CASES, 5)
-    assert run.status == "crashed" and "not found" in run.detail
+@pytest.mark.parametrize("kind", ["v8", "spidermonkey"])
+def test_headless_engines_see_no_host_globals(kind, tmp_path):
+    """A bare engine: no console, timers or URL from the binding, so code that leans on them fails here."""
+    parser = PARSER.replace('if (text === "THROW")', 'if (text === "GLOBALS") return canon([typeof console, typeof setTimeout, typeof URL]);\n  if (text === "THROW")')
+    engine, _ = engine_for(tmp_path, kind, {"src/agent/tool-call-parser.js": parser})
+    run = run_engine(engine, [parse("globals", "GLOBALS")])
+    assert run.verdicts == {"globals": '["undefined","undefined","undefined"]'}, run.detail

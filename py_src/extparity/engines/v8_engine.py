@@ -35,6 +35,10 @@ class V8Host(JSHost):
         self.racer = MiniRacer()  # created here, in the worker's main thread, with no running loop
         self.max_memory = int(options.get("memory_limit", MEMORY_LIMIT))
         self.info = {"v8": self.racer.v8_version}
+        # mini-racer's own additions to the global: a bare engine has none of them. The timers
+        # are non-configurable but writable, so they are overwritten rather than deleted.
+        self.evaluate("delete globalThis.console; delete globalThis.__timer_manager;"
+                      " globalThis.setTimeout = undefined; globalThis.clearTimeout = undefined;")
 
     def evaluate(self, code: str) -> Any:
         return self.racer.eval(code, max_memory=self.max_memory)

@@ -99,7 +99,9 @@ class JSHost:
         """Drain the microtask queue (a no-op where the binding does it after every eval)."""
 
     def describe_error(self, exc: Exception) -> str:
-        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        """The engine's own message, on one line (bindings spread it over several)."""
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        return " | ".join(lines[:3])[:1000] if lines else type(exc).__name__
 
 
 def _host(kind: str):
