@@ -1,150 +1,121 @@
-"""Firefox engine: the extension installed as an add-on in stock Firefox ESR, driven over BiDi.
+"""Firefox: the extension installed as an add-on in stock Firefox ESR, driven over WebDriver BiDi.
 
-Why it looks different from the Chromium engine: WebDriver BiDi (the only Playwright route to
-a stock Firefox here) refuses to navigate to moz-extension:// pages, so nothing can be
-evaluated in the extension's origin from outside. The extension therefore runs the cases
+Why it looks different from the Chromium kind: BiDi (the only Playwright route to a stock
+Firefox here) refuses to navigate to moz-extension:// pages and hides extension contexts, so
+nothing can be evaluated in the extension's origin from outside. The extension runs the cases
 itself, through a probe, and reports over loopback HTTP.
 
 What the harness changes, in the packed copy only (the tree on disk is never touched):
 
-* adds one file, ``extparity-probe.js`` (built from ``js/firefox-probe.template.js``: the
-  shared batch runner, the realm helpers and the loopback protocol, with this run's
-  ``http://127.0.0.1:PORT/TOKEN/`` baked in);
-* rewrites ``manifest.json`` only to append ``"extparity-probe.js"`` to
-  ``background.scripts`` (JSON re-serialised; no permission, CSP or other key changes: the
-  server's CORS headers make the cross-origin fetches legal as shipped).
+* adds ``extparity-sentinel.js`` first and ``extparity-probe.js`` last among the background's
+  scripts (``background.scripts`` in the manifest, or ``<script>`` tags in the packed copy of a
+  ``background.page``); the sentinel reports a background that throws at start-up;
+* when the manifest has no ``browser_specific_settings.gecko.id``, adds one (Firefox installs an
+  add-on from a profile only under its id). No permission, CSP or other key changes: the
+  server's CORS headers make the loopback fetches legal as shipped.
 
-The configured modules are packed byte for byte, and the probe hashes them from the bytes
-Firefox serves at their moz-extension:// URLs, so a packing mistake shows up as a hash
-mismatch. The tree is zipped to ``<profile>/extensions/<gecko id>.xpi`` and enabled through
-profile prefs; its origin UUID is pinned so that runs are reproducible.
+The entry modules are imported from their moz-extension:// URLs and every module of the graph
+is hashed from the bytes Firefox serves, so a packing mistake shows up as a hash mismatch. The
+add-on's origin UUID is pinned so that runs are reproducible. One session is one Firefox; it
+serves any number of chunks (the probe long-polls), so a fuzzer never restarts the browser.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
-import queue
+import re
 import secrets
-import tempfile
 import threading
 import time
 import uuid
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
-from ._isolated_loop import close_quietly, run_isolated
-from .base import BrowserEngine, EngineRun, ModuleConfig, js_source
+from .base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
+from .browser import BrowserEngine, BrowserSession, adapters_expression, realm_code
 
-PROBE_FILE = "extparity-probe.js"
-DEFAULT_GECKO_ID = "tool-call-inspector@extparity.dev"
+SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
+ADDED = (SENTINEL, PROBE)
+LONG_POLL_S = 20.0
 
 
 class FirefoxEngine(BrowserEngine):
-    """Runs cases inside ``tree`` installed as an add-on in headless Firefox ESR."""
-
     kind = "firefox"
-    extra_description = {"protocol": "webdriver-bidi (channel moz-firefox)"}
+    default_executable = "/usr/bin/firefox-esr"
+    protocol = "webdriver-bidi (channel moz-firefox)"
 
-    def __init__(self, name: str, tree: Path | str, config: ModuleConfig, *,
-                 executable_path: str = "/usr/bin/firefox-esr", chunk_size: int = 500,
-                 startup_timeout_s: float = 90.0) -> None:
-        super().__init__(name, tree, config, executable_path=executable_path, chunk_size=chunk_size,
-                         startup_timeout_s=startup_timeout_s)
+    def open(self) -> "FirefoxSession":
+        return FirefoxSession(self)
 
-    def run(self, cases: Sequence[Mapping[str, Any]], timeout_s: float) -> EngineRun:
-        chunks, run = self.new_run(cases)
-        if run.status != "ok":
-            return run
-        try:
-            gecko_id = _gecko_id(self.tree)
-        except (OSError, ValueError, KeyError) as exc:
-            return run.fail("crashed", f"manifest: {exc}")
-        hard = self.startup_timeout_s + timeout_s + 60.0
-        with tempfile.TemporaryDirectory(prefix="extparity-firefox-", ignore_cleanup_errors=True) as profile, \
-                _ProbeServer(self.config, chunks) as server:
+
+class FirefoxSession(BrowserSession):
+    engine: FirefoxEngine
+
+    async def start(self) -> None:
+        self.phase = "packing the add-on"
+        subject = self.engine.subject()
+        self.server = ProbeServer({k: subject[k] for k in ("modules", "entry_modules", "entries")})
+        self.gecko_id = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject)
+        self.phase = "launching Firefox"
+        self.playwright = await async_playwright().start()
+        prefs = {**firefox_prefs(self.gecko_id), **self.engine.options.get("prefs", {})}
+        self.launch = asyncio.ensure_future(self.playwright.firefox.launch_persistent_context(
+            str(self.profile), channel="moz-firefox", executable_path=self.engine.executable, headless=True,
+            firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000))
+        self.phase = "waiting for the extension's background"
+        # The probe reports before Playwright's launch call returns: wait for whichever says more.
+        while not self.server.ready and not self.server.fatal:
+            if self.launch.done() and self.launch.exception() is not None:
+                raise self.launch.exception()
+            await asyncio.sleep(0.02)
+        if self.server.fatal:
+            await asyncio.sleep(0.3)  # the sentinel's report of the same failure says more
+        if self.server.background_errors:
+            raise EngineStartError("the extension's background failed at start-up: "
+                                   + " | ".join(self.server.background_errors[:3]))
+        if self.server.fatal:
+            raise EngineStartError(f"probe in the extension's background: {self.server.fatal}")
+        self.module_hashes = self.server.hashes
+
+    def startup_hint(self) -> str:
+        return "; " + addon_state(self.profile, getattr(self, "gecko_id", ""))
+
+    def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
+        batch = Batch()
+        result = self.server.submit(wire_json(cases), case_timeout_s)
+        if result is None:
+            state = "Firefox closed or crashed" if self.server.closed else f"no answer within {case_timeout_s:g}s"
+            batch.broken = SessionBroken("crash" if self.server.closed else "timeout", state)
+        else:
+            batch.add_runner_output(result)
+        return batch
+
+    async def stop(self) -> None:
+        launch = getattr(self, "launch", None)
+        if launch is not None:
             try:
-                pack_xpi(self.tree, Path(profile) / "extensions" / f"{gecko_id}.xpi", server.endpoint)
-            except (OSError, ValueError, KeyError) as exc:
-                return run.fail("crashed", f"packing the add-on: {exc}")
-            try:
-                finished, _ = run_isolated(
-                    lambda: self._session(profile, gecko_id, server, len(chunks), timeout_s, run), hard)
-            except Exception as exc:
-                return run.fail("crashed", f"playwright: {type(exc).__name__}: {exc}")
-            if not finished:
-                run.fail("timeout", f"browser session still running after {hard:.0f}s; abandoned")
-            run.timings["chunks_s"] = server.chunk_seconds()
-            run.timings["cases_s"] = sum(run.timings["chunks_s"])
-        return run
+                context = await asyncio.wait_for(launch, 30)
+                self.engine.browser_version = context.browser.version if context.browser else None
+                await asyncio.wait_for(context.close(), 20)
+            except Exception:  # closing changes no result; stopping Playwright ends the browser
+                pass
+        if getattr(self, "playwright", None) is not None:
+            await self.playwright.stop()
+        if getattr(self, "server", None) is not None:
+            self.server.close()
 
-    async def _session(self, profile: str, gecko_id: str, server: "_ProbeServer", n_chunks: int,
-                       timeout_s: float, run: EngineRun) -> None:
-        started = time.perf_counter()
-        deadline = started + self.startup_timeout_s
-        phase = "start-up"
-        async with async_playwright() as p:
-            context = None
-            try:
-                context = await asyncio.wait_for(p.firefox.launch_persistent_context(
-                    profile,
-                    channel="moz-firefox",
-                    executable_path=self.executable_path,
-                    headless=True,
-                    firefox_user_prefs=_prefs(gecko_id),
-                    timeout=self.startup_timeout_s * 1000,
-                ), max(0.001, deadline - time.perf_counter()))
-                self._browser_version = context.browser.version if context.browser else None
-                context.on("close", lambda _ctx: server.events.put(("closed", "")))
-                phase = "waiting for the probe"
-                received = 0
-                while True:
-                    remaining = deadline - time.perf_counter()
-                    if remaining <= 0:
-                        hint = "" if received else "; " + _addon_state(Path(profile), gecko_id)
-                        run.fail("timeout", f"{phase}: no report in time "
-                                            f"({received} of {n_chunks} chunks received){hint}")
-                        return
-                    try:
-                        kind, body = await asyncio.get_running_loop().run_in_executor(
-                            None, server.events.get, True, min(remaining, 1.0))
-                    except queue.Empty:
-                        continue
-                    if kind == "config":
-                        phase = "probe hashing and importing modules"
-                    elif kind == "hashes":
-                        run.module_hashes = json.loads(body)
-                    elif kind == "ready":
-                        run.timings["startup_s"] = time.perf_counter() - started
-                        deadline = time.perf_counter() + timeout_s
-                        phase = "running chunks"
-                    elif kind == "result":
-                        run.add_batch(body)
-                        received += 1
-                    elif kind == "done":
-                        return
-                    elif kind == "fatal":
-                        run.fail("crashed", f"{phase}: probe reported: {body[:4000]}")
-                        return
-                    elif kind == "closed":
-                        run.fail("crashed", f"{phase}: Firefox closed or crashed "
-                                            f"({received} of {n_chunks} chunks received)")
-                        return
-            except (asyncio.TimeoutError, PlaywrightTimeoutError) as exc:
-                run.fail("timeout", f"{phase}: timed out ({type(exc).__name__})")
-            except PlaywrightError as exc:
-                run.fail("crashed", f"{phase}: {exc.message.strip()[:2000]}")
-            finally:
-                await close_quietly(context)
+    def kill(self) -> None:
+        self.server.closed = True
+        self.close()
 
 
-def _prefs(gecko_id: str) -> dict[str, Any]:
+def firefox_prefs(gecko_id: str) -> dict[str, Any]:
     """Profile prefs that make Firefox enable an unsigned add-on found in the profile."""
     return {
         "xpinstall.signatures.required": False,  # honoured by ESR, not by release builds
@@ -152,13 +123,10 @@ def _prefs(gecko_id: str) -> dict[str, Any]:
         "extensions.enabledScopes": 15,
         # Pin the moz-extension:// origin so paths in reports are stable from run to run.
         "extensions.webextensions.uuids": json.dumps({gecko_id: str(uuid.uuid5(uuid.NAMESPACE_URL, gecko_id))}),
-        # MV3 backgrounds are event pages, suspended after 30 s idle; a fetch loop does not
-        # count as activity. 5 min is the maximum Firefox accepts, so one run must fit in it.
-        "extensions.background.idle.timeout": 300_000,
     }
 
 
-def _addon_state(profile: Path, gecko_id: str) -> str:
+def addon_state(profile: Path, gecko_id: str) -> str:
     """What the profile's add-on database says, to tell "not installed" from "probe hung"."""
     try:
         addons = json.loads((profile / "extensions.json").read_text(encoding="utf-8"))["addons"]
@@ -171,67 +139,146 @@ def _addon_state(profile: Path, gecko_id: str) -> str:
     return f"add-on state: {gecko_id} not in the profile's add-on database (manifest rejected?)"
 
 
-def _gecko_id(tree: Path) -> str:
-    manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
+def gecko_id_of(manifest: dict, tree: Path) -> tuple[str, bool]:
+    """The add-on id, and whether the harness had to make one up (stable per tree path)."""
     settings = manifest.get("browser_specific_settings") or manifest.get("applications") or {}
-    gecko_id = settings.get("gecko", {}).get("id")
-    if not gecko_id:
-        raise ValueError("browser_specific_settings.gecko.id is required to install the add-on")
+    gecko_id = (settings.get("gecko") or {}).get("id") if isinstance(settings, dict) else None
+    if isinstance(gecko_id, str) and gecko_id:
+        return gecko_id, False
+    digest = hashlib.sha256(str(tree.resolve()).encode()).hexdigest()[:16]
+    return f"extparity-{digest}@extparity.invalid", True
+
+
+def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -> str:
+    """Zip ``tree`` as shipped, plus the sentinel and the probe; return the add-on id."""
+    try:
+        manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EngineStartError(f"manifest.json: {exc}") from None
+    for name in ADDED:
+        if (tree / name).exists():
+            raise EngineStartError(f"the tree already has a file named {name}")
+    background = manifest.get("background")
+    if not isinstance(background, dict):
+        raise EngineStartError("manifest.json: no background to run the probe in")
+    gecko_id, made_up = gecko_id_of(manifest, tree)
+    if made_up:
+        manifest.setdefault("browser_specific_settings", {}).setdefault("gecko", {})["id"] = gecko_id
+    replaced: dict[str, bytes] = {}
+    if isinstance(background.get("page"), str):
+        page = background["page"]
+        try:
+            html = (tree / page).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise EngineStartError(f"background page {page}: {exc.strerror}") from None
+        replaced[page] = _with_scripts(html, page).encode("utf-8")
+    elif isinstance(background.get("scripts"), list):
+        background["scripts"] = [SENTINEL, *background["scripts"], PROBE]
+    else:
+        raise EngineStartError("manifest.json: Firefox needs background.scripts or background.page "
+                               "(a service_worker alone is disabled in Firefox)")
+    realm = realm_code(subject)
+    probe = (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
+             .replace("/*@@REALM@@*/", realm).replace("/*@@ADAPTERS@@*/", adapters_expression(subject)))
+    sentinel = js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", endpoint)
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / f"{gecko_id}.xpi", "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(tree.rglob("*")):
+            rel = path.relative_to(tree).as_posix()
+            if path.is_file() and rel != "manifest.json" and rel not in replaced:
+                zf.write(path, rel)
+        for rel, data in replaced.items():
+            zf.writestr(rel, data)
+        zf.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+        zf.writestr(PROBE, probe)
+        zf.writestr(SENTINEL, sentinel)
     return gecko_id
 
 
-def pack_xpi(tree: Path, xpi: Path, endpoint: str) -> None:
-    """Zip ``tree`` as shipped, plus the probe and its ``background.scripts`` entry."""
-    manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
-    scripts = manifest.get("background", {}).get("scripts")
-    if not isinstance(scripts, list):
-        raise ValueError("manifest background.scripts must be a list for the probe to run")
-    if (tree / PROBE_FILE).exists():
-        raise ValueError(f"the tree already has a file named {PROBE_FILE}")
-    manifest["background"]["scripts"] = [*scripts, PROBE_FILE]
-    probe = (js_source("firefox-probe.template.js")
-             .replace("@@ENDPOINT@@", endpoint)
-             .replace("/*@@BATCH_RUNNER@@*/", js_source("batch-runner.js"))
-             .replace("/*@@EXT_REALM@@*/", js_source("ext-realm.js")))
-    xpi.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(xpi, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path in sorted(tree.rglob("*")):
-            rel = path.relative_to(tree).as_posix()
-            if path.is_file() and rel != "manifest.json":
-                zf.write(path, rel)
-        zf.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
-        zf.writestr(PROBE_FILE, probe)
+def _with_scripts(html: str, page: str) -> str:
+    """The background page with the sentinel first in <head> and the probe last in <body>."""
+    head = re.search(r"<head[^>]*>", html, re.IGNORECASE)
+    body_end = html.lower().rfind("</body>")
+    if head is None:
+        raise EngineStartError(f"background page {page}: no <head> to put the sentinel in")
+    sentinel = f'<script src="{SENTINEL}"></script>'
+    probe = f'<script src="{PROBE}"></script>'
+    html = html[:head.end()] + sentinel + html[head.end():]
+    body_end = html.lower().rfind("</body>")
+    return html + probe if body_end < 0 else html[:body_end] + probe + html[body_end:]
 
 
-class _ProbeServer:
-    """Loopback HTTP server the probe talks to; every request becomes an event on a queue.
+class ProbeServer:
+    """Loopback HTTP server the probe talks to. A random token in the path keeps stray local
+    requests from being mistaken for the probe; chunks wait in a slot the probe long-polls."""
 
-    A random token in the path keeps stray local requests from being mistaken for the probe.
-    """
-
-    def __init__(self, config: ModuleConfig, chunks: list[str]) -> None:
-        self.events: queue.Queue[tuple[str, str]] = queue.Queue()
-        self._config = json.dumps(config.to_json(), ensure_ascii=True).encode("ascii")
-        self._chunks = [c.encode("ascii") for c in chunks]
-        self._served: dict[int, float] = {}
-        self._answered: dict[int, float] = {}
+    def __init__(self, config: dict[str, Any]) -> None:
+        self._config = json.dumps(config, ensure_ascii=True).encode("ascii")
+        self._lock = threading.Condition()
+        self._pending: tuple[int, bytes] | None = None
+        self._results: dict[int, str] = {}
+        self._next_chunk = 0
+        self.ready = False
+        self.closed = False
+        self.fatal: str | None = None
+        self.hashes: dict[str, str] = {}
+        self.background_errors: list[str] = []
         self._token = secrets.token_hex(16)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="extparity-probe-server",
-                                        daemon=True)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, name="extparity-probe-server", daemon=True).start()
         self.endpoint = f"http://127.0.0.1:{self._httpd.server_address[1]}/{self._token}/"
 
-    def __enter__(self) -> "_ProbeServer":
-        self._thread.start()
-        return self
+    def submit(self, cases_json: str, timeout_s: float) -> str | None:
+        """Hand one chunk to the probe and wait for its result (None: none came in time)."""
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            k = self._next_chunk
+            self._next_chunk += 1
+            self._pending = (k, f"{k}\n{cases_json}".encode("ascii"))
+            self._lock.notify_all()
+            while k not in self._results and not self.closed and not self.fatal:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._lock.wait(left)
+            self._pending = None
+            return self._results.pop(k, None)
 
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            self._lock.notify_all()
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def chunk_seconds(self) -> list[float]:
-        """Per chunk: from serving its cases to receiving its results (includes two fetches)."""
-        return [self._answered[k] - self._served[k] for k in sorted(self._answered) if k in self._served]
+    def _take(self) -> bytes | None:
+        deadline = time.monotonic() + LONG_POLL_S
+        with self._lock:
+            while self._pending is None and not self.closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._lock.wait(left)
+            chunk, self._pending = self._pending, None
+            return chunk[1] if chunk else None
+
+    def _posted(self, route: str, body: str) -> bool:
+        with self._lock:
+            if route.startswith("result/") and route[7:].isdigit():
+                self._results[int(route[7:])] = body
+            elif route == "hashes":
+                self.hashes = json.loads(body)
+            elif route == "ready":
+                self.ready = True
+            elif route == "fatal":
+                self.fatal = body[:4000]
+            elif route == "background-error":
+                self.background_errors.append(body[:2000])
+            else:
+                return False
+            self._lock.notify_all()
+        return True
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -258,33 +305,18 @@ class _ProbeServer:
                 self._reply(204)
 
             def do_GET(self) -> None:
-                if not self.path.startswith(prefix):
-                    return self._reply(404)
-                route = self.path[len(prefix):]
+                route = self.path[len(prefix):] if self.path.startswith(prefix) else None
                 if route == "config":
-                    server.events.put(("config", ""))
                     return self._reply(200, server._config, "application/json")
-                if route.startswith("chunk/") and route[6:].isdigit():
-                    k = int(route[6:])
-                    if k >= len(server._chunks):
-                        return self._reply(204)
-                    server._served[k] = time.perf_counter()
-                    return self._reply(200, server._chunks[k], "application/json")
+                if route == "next":
+                    chunk = server._take()
+                    return self._reply(200, chunk) if chunk is not None else self._reply(204)
                 self._reply(404)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length).decode("utf-8", errors="replace")
-                if not self.path.startswith(prefix):
-                    return self._reply(404)
-                route = self.path[len(prefix):]
-                if route.startswith("result/") and route[7:].isdigit():
-                    server._answered[int(route[7:])] = time.perf_counter()
-                    server.events.put(("result", body))
-                elif route in ("hashes", "ready", "done", "fatal"):
-                    server.events.put((route, body))
-                else:
-                    return self._reply(404)
-                self._reply(204)
+                route = self.path[len(prefix):] if self.path.startswith(prefix) else None
+                self._reply(204 if route is not None and server._posted(route, body) else 404)
 
         return Handler

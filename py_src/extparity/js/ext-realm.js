@@ -25,7 +25,8 @@ async function extparityImport(urlOf, paths) {
     try {
       namespaces[path] = await import(urlOf(path));
     } catch (e) {
-      throw new Error("importing " + path + ": " + e);
+      const at = e && e.stack ? " at " + String(e.stack).split("\n")[0] : "";
+      throw new Error("importing " + path + ": " + e + at);
     }
   }
   return namespaces;

@@ -1,46 +1,49 @@
-// extparity-probe.js: added by the harness to the *packed copy* of the Firefox tree only.
+// extparity-probe.js: the last background script of the *packed copy* of a Firefox tree.
 //
 // Why it exists: WebDriver BiDi refuses to open moz-extension:// pages, so the harness cannot
-// drive the extension's own page as it does in Chromium. Instead this module runs as one
-// more background script, talks to the harness over loopback HTTP (the server sends CORS
-// headers, so the manifest's permissions stay as shipped), and runs the shared batch runner
-// against the extension's modules imported from their moz-extension:// URLs.
+// evaluate code in the extension's origin from outside as it does in Chromium. This script
+// runs in the extension's background instead, talks to the harness over loopback HTTP (the
+// server sends CORS headers, so the manifest's permissions stay as shipped), and runs the
+// shared batch runner against the extension's modules imported from their moz-extension://
+// URLs. It waits for the background's `load` event, so the extension's own scripts have run.
 //
 // Protocol (ENDPOINT = http://127.0.0.1:PORT/TOKEN/):
-//   GET  config         -> {"modules": [...], "entries": {...}}
-//   POST hashes         <- {path: sha256hex}
-//   POST ready          <- "" (modules imported, entries found)
-//   GET  chunk/K        -> ASCII case JSON, or HTTP 204 when there is no chunk K
+//   GET  config         -> {"modules": [...], "entry_modules": [...], "entries": {...}}
+//   POST hashes         <- {path: sha256hex} of the bytes Firefox serves
+//   POST ready          <- "" (modules imported, entries bound)
+//   GET  next           -> "K\n<ASCII case JSON>" (long poll), or 204: ask again
 //   POST result/K       <- batch-runner output for chunk K
-//   POST done | fatal   <- "" | error text
-const ENDPOINT = "@@ENDPOINT@@";
+//   POST fatal          <- error text
+(() => {
+  const ENDPOINT = "@@ENDPOINT@@";
+  /*@@REALM@@*/
+  const post = (route, text) =>
+    fetch(ENDPOINT + route, { method: "POST", headers: { "Content-Type": "text/plain" }, body: text });
 
-const runBatch = /*@@BATCH_RUNNER@@*/;
+  // Firefox suspends an idle MV3 background (30 s by default, 300 s at most); fetches do not
+  // count as activity, calls into the extension APIs do.
+  setInterval(() => { browser.runtime.getPlatformInfo().catch(() => {}); }, 10000);
 
-/*@@EXT_REALM@@*/
-
-async function extparityPost(path, text) {
-  // text/plain keeps this a CORS "simple request": no preflight.
-  await fetch(ENDPOINT + path, { method: "POST", headers: { "Content-Type": "text/plain" }, body: text });
-}
-
-async function extparityProbe() {
-  const urlOf = (path) => browser.runtime.getURL(path);
-  try {
-    const cfg = await (await fetch(ENDPOINT + "config")).json();
-    await extparityPost("hashes", JSON.stringify(await extparityHashModules(urlOf, cfg.modules)));
-    const entries = await extparityLoadEntries(urlOf, cfg.modules, cfg.entries);
-    await extparityPost("ready", "");
-    for (let k = 0; ; k++) {
-      const response = await fetch(ENDPOINT + "chunk/" + k);
-      if (response.status === 204) break;
-      const casesJson = await response.text();
-      await extparityPost("result/" + k, runBatch(entries, casesJson));
+  async function probe() {
+    const urlOf = (path) => browser.runtime.getURL(path);
+    try {
+      const cfg = await (await fetch(ENDPOINT + "config")).json();
+      await post("hashes", JSON.stringify(await extparityHashModules(urlOf, cfg.modules)));
+      const namespaces = await extparityImport(urlOf, cfg.entry_modules);
+      const entries = bindEntries((path) => namespaces[path], cfg.entries, /*@@ADAPTERS@@*/);
+      await post("ready", "");
+      for (;;) {
+        const response = await fetch(ENDPOINT + "next");
+        if (response.status === 204) continue;
+        const text = await response.text();
+        const cut = text.indexOf("\n");
+        await post("result/" + text.slice(0, cut), await runBatch(entries, text.slice(cut + 1)));
+      }
+    } catch (e) {
+      await post("fatal", String(e && e.stack ? e + " | " + e.stack.split("\n")[0] : e));
     }
-    await extparityPost("done", "");
-  } catch (e) {
-    await extparityPost("fatal", String((e && e.stack) ? e + "\n" + e.stack : e));
   }
-}
 
-extparityProbe();
+  if (document.readyState === "complete") probe();
+  else addEventListener("load", probe, { once: true });
+})();
