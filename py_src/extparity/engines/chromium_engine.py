@@ -1,127 +1,99 @@
-"""Chromium engine: the unpacked extension, loaded exactly as shipped, in Debian's Chromium.
+"""Chromium: the unpacked extension, loaded exactly as shipped, in Debian's Chromium.
 
 Why a real browser: V8 inside an extension origin (MV3 CSP, module loading from
-chrome-extension://) is what users run. The modules are imported by the extension's own page
-from its own origin, and hashed from the bytes that origin serves, so the verdicts are
+chrome-extension://) is what users run. The harness opens a document of the extension's own
+origin (its manifest.json, which every extension has), imports the entry modules from there
+and hashes every module of the graph from the bytes that origin serves, so the verdicts are
 attributable to exact files. Nothing is added to the tree: the harness code (batch runner,
-realm helpers) arrives through ``page.evaluate``, which runs in the page realm via CDP and is
-not subject to the extension CSP that forbids eval.
+adapters) arrives through ``page.evaluate``, which runs in the page realm via CDP and is not
+subject to the extension CSP that forbids eval.
 """
 
 from __future__ import annotations
 
 import asyncio
-import tempfile
-import time
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
-from ._isolated_loop import close_quietly, run_isolated
-from .base import BrowserEngine, EngineRun, ModuleConfig, js_source
+from .base import Batch, EngineStartError, SessionBroken, WireCase, wire_json
+from .browser import BrowserEngine, BrowserSession, adapters_expression, realm_code
 
-# Evaluated in inspector.html: hash, import, then keep a runner bound to the entry functions.
+HOST_DOCUMENT = "manifest.json"
+QUIET = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 _SETUP_BODY = """
   const urlOf = (path) => chrome.runtime.getURL(path);
   const report = { hashes: {}, error: null };
   try {
     report.hashes = await extparityHashModules(urlOf, cfg.modules);
-    const entries = await extparityLoadEntries(urlOf, cfg.modules, cfg.entries);
+    const namespaces = await extparityImport(urlOf, cfg.entry_modules);
+    const entries = bindEntries((path) => namespaces[path], cfg.entries, ADAPTERS);
     globalThis.__extparity_run = (casesJson) => runBatch(entries, casesJson);
   } catch (e) {
-    report.error = String(e && e.stack || e);
+    report.error = String(e);
   }
   return report;
 """
 _RUN_CHUNK = "(casesJson) => globalThis.__extparity_run(casesJson)"
 
 
-def _setup_function() -> str:
-    return ("async (cfg) => {\n"
-            f"const runBatch = {js_source('batch-runner.js')};\n"
-            f"{js_source('ext-realm.js')}\n{_SETUP_BODY}}}")
-
-
 class ChromiumEngine(BrowserEngine):
-    """Runs cases inside ``tree`` loaded as an unpacked MV3 extension in headless Chromium."""
-
     kind = "chromium"
+    default_executable = "/usr/bin/chromium"
+    protocol = "cdp"
 
-    def __init__(self, name: str, tree: Path | str, config: ModuleConfig, *,
-                 executable_path: str = "/usr/bin/chromium", page: str = "inspector.html",
-                 chunk_size: int = 500, startup_timeout_s: float = 60.0) -> None:
-        super().__init__(name, tree, config, executable_path=executable_path, chunk_size=chunk_size,
-                         startup_timeout_s=startup_timeout_s)
-        self.page = page
+    def open(self) -> "ChromiumSession":
+        return ChromiumSession(self)
 
-    def run(self, cases: Sequence[Mapping[str, Any]], timeout_s: float) -> EngineRun:
-        chunks, run = self.new_run(cases)
-        if run.status != "ok":
-            return run
-        hard = self.startup_timeout_s + timeout_s + 60.0
+
+class ChromiumSession(BrowserSession):
+    engine: ChromiumEngine
+
+    async def start(self) -> None:
+        subject = self.engine.subject()
+        tree = str(self.engine.tree)
+        self.phase = "launching Chromium"
+        self.playwright = await async_playwright().start()
+        self.context = await self.playwright.chromium.launch_persistent_context(
+            str(self.profile), executable_path=self.engine.executable, headless=True,
+            args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *QUIET, *self.engine.extra_args],
+            timeout=self.engine.startup_timeout_s * 1000)
+        self.engine.browser_version = self.context.browser.version if self.context.browser else None
+        self.phase = "waiting for the extension's service worker"
+        worker = next((w for w in self.context.service_workers if w.url.startswith("chrome-extension://")), None)
+        if worker is None:
+            worker = await self.context.wait_for_event(
+                "serviceworker", predicate=lambda w: w.url.startswith("chrome-extension://"),
+                timeout=self.engine.startup_timeout_s * 1000)
+        self.extension_id = worker.url.split("/")[2]
+        self.phase = f"opening chrome-extension://{self.extension_id}/{HOST_DOCUMENT}"
+        self.page = self.context.pages[0] if self.context.pages else await self.context.new_page()
+        await self.page.goto(f"chrome-extension://{self.extension_id}/{HOST_DOCUMENT}")
+        self.phase = "hashing and importing modules"
+        setup = (f"async (cfg) => {{\n{realm_code(subject)}\n"
+                 f"{_SETUP_BODY.replace('ADAPTERS', adapters_expression(subject))}}}")
+        report = await self.page.evaluate(setup, {k: subject[k] for k in ("modules", "entry_modules", "entries")})
+        if report["error"]:
+            raise EngineStartError(f"{self.phase}: {report['error']}")
+        self.module_hashes = report["hashes"]
+
+    def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
+        batch = Batch()
         try:
-            finished, _ = run_isolated(lambda: self._session(chunks, timeout_s, run), hard)
-        except Exception as exc:  # driver failure outside the session's own handling
-            return run.fail("crashed", f"playwright: {type(exc).__name__}: {exc}")
-        if not finished:
-            run.fail("timeout", f"browser session still running after {hard:.0f}s; abandoned")
-        run.timings["cases_s"] = sum(run.timings["chunks_s"])
-        return run
+            batch.add_runner_output(self.loop.call(lambda: self.page.evaluate(_RUN_CHUNK, wire_json(cases)), case_timeout_s))
+        except TimeoutError as exc:
+            batch.broken = SessionBroken("timeout", str(exc))
+        except PlaywrightError as exc:
+            batch.broken = SessionBroken("crash", exc.message.strip().splitlines()[0][:500])
+        return batch
 
-    async def _session(self, chunks: list[str], timeout_s: float, run: EngineRun) -> None:
-        started = time.perf_counter()
-        startup_deadline = started + self.startup_timeout_s
-        left = lambda deadline: max(0.001, deadline - time.perf_counter())  # noqa: E731
-        phase = "start-up"
-        async with async_playwright() as p:
-            with tempfile.TemporaryDirectory(prefix="extparity-chromium-", ignore_cleanup_errors=True) as profile:
-                context = None
-                try:
-                    context = await asyncio.wait_for(p.chromium.launch_persistent_context(
-                        profile,
-                        executable_path=self.executable_path,
-                        headless=True,
-                        args=[f"--disable-extensions-except={self.tree}", f"--load-extension={self.tree}",
-                              "--no-sandbox", "--disable-background-networking",
-                              "--disable-component-update", "--disable-sync"],
-                        timeout=self.startup_timeout_s * 1000,
-                    ), left(startup_deadline))
-                    self._browser_version = context.browser.version if context.browser else None
-                    phase = "waiting for the extension service worker"
-                    worker = next((w for w in context.service_workers
-                                   if w.url.startswith("chrome-extension://")), None)
-                    if worker is None:
-                        worker = await context.wait_for_event(
-                            "serviceworker", predicate=lambda w: w.url.startswith("chrome-extension://"),
-                            timeout=left(startup_deadline) * 1000)
-                    ext_id = worker.url.split("/")[2]
-                    phase = f"opening chrome-extension://{ext_id}/{self.page}"
-                    page = context.pages[0] if context.pages else await context.new_page()
-                    await page.goto(f"chrome-extension://{ext_id}/{self.page}",
-                                    timeout=left(startup_deadline) * 1000)
-                    phase = "hashing and importing modules"
-                    report = await asyncio.wait_for(
-                        page.evaluate(_setup_function(), self.config.to_json()), left(startup_deadline))
-                    run.module_hashes = report["hashes"]
-                    if report["error"]:
-                        run.fail("crashed", f"{phase}: {report['error']}")
-                        return
-                    run.timings["startup_s"] = time.perf_counter() - started
-                    cases_deadline = time.perf_counter() + timeout_s
-                    for index, cases_json in enumerate(chunks):
-                        phase = f"chunk {index}"
-                        t0 = time.perf_counter()
-                        result = await asyncio.wait_for(page.evaluate(_RUN_CHUNK, cases_json),
-                                                        left(cases_deadline))
-                        run.timings["chunks_s"].append(time.perf_counter() - t0)
-                        run.add_batch(result)
-                except (asyncio.TimeoutError, PlaywrightTimeoutError) as exc:
-                    run.fail("timeout", f"{phase}: timed out ({type(exc).__name__})")
-                except PlaywrightError as exc:
-                    run.fail("crashed", f"{phase}: {exc.message.strip()[:2000]}")
-                finally:
-                    await close_quietly(context)
-
+    async def stop(self) -> None:
+        context = getattr(self, "context", None)
+        if context is not None:
+            try:
+                await asyncio.wait_for(context.close(), 20)
+            except Exception:  # closing changes no result; stopping Playwright ends the browser
+                pass
+        if getattr(self, "playwright", None) is not None:
+            await self.playwright.stop()

@@ -25,8 +25,9 @@ async function extparityImport(urlOf, paths) {
     try {
       namespaces[path] = await import(urlOf(path));
     } catch (e) {
-      const at = e && e.stack ? " at " + String(e.stack).split("\n")[0] : "";
-      throw new Error("importing " + path + ": " + e + at);
+      // The first stack frame with a URL names the module that threw (V8 and SpiderMonkey alike).
+      const frame = e && e.stack ? String(e.stack).split("\n").find((line) => line.includes("://")) : null;
+      throw new Error("importing " + path + ": " + e + (frame ? " (" + frame.trim() + ")" : ""));
     }
   }
   return namespaces;
