@@ -470,7 +470,7 @@ def test_an_unknown_engine_exits_2_listing_the_valid_names(clean, command, engin
     project, _ = clean
     code, out, err = call_cli("--config", project.config, *command, "--engines", engines)
     assert code == 2
-    assert "choose from python, quickjs-chrome, quickjs-firefox, chromium, firefox" in err
+    assert "choose from python, quickjs-chrome, quickjs-firefox, v8-chrome, spidermonkey-firefox, chromium, firefox" in err
     assert "running" not in err and out == ""
 
 

@@ -15,11 +15,13 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from extparity.config import load_config
+from extparity.config import load_project
 from toolcalls import parse_tool_calls, repair_arguments
 
-CONFIG = load_config()
-TREE = CONFIG.tree("chrome")
+PROJECT = load_project()
+TREE = PROJECT.trees["chrome"]
+CHROMIUM = PROJECT.engines["chromium"].options["executable"]
+PAGE = "inspector.html"
 ALLOWED = ["click", "navigate"]
 TEXT = ('Opening settings.\n{"name":"navigate","arguments":{"url":"https://example.com"}}\n'
         'I will not call {"name":"click","arguments":{"selector":"#delete"}} here.\n'
@@ -29,10 +31,10 @@ TEXT = ('Opening settings.\n{"name":"navigate","arguments":{"url":"https://examp
 @pytest.fixture(scope="module")
 def extension():
     """(context, extension id) with the Chrome tree loaded unpacked."""
-    assert Path(CONFIG.chromium).exists(), f"Chromium is not installed at {CONFIG.chromium}"
+    assert Path(CHROMIUM).exists(), f"Chromium is not installed at {CHROMIUM}"
     with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
         context = p.chromium.launch_persistent_context(
-            profile, executable_path=CONFIG.chromium, headless=True,
+            profile, executable_path=CHROMIUM, headless=True,
             args=[f"--disable-extensions-except={TREE}", f"--load-extension={TREE}", "--no-sandbox",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"])
         worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
@@ -46,7 +48,7 @@ def inspector(extension):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"chrome-extension://{extension_id}/{CONFIG.page}")
+    page.goto(f"chrome-extension://{extension_id}/{PAGE}")
     page.wait_for_selector("body[data-rendered]")
     yield page
     assert errors == []

@@ -227,6 +227,6 @@ def check_record(record, entries: Mapping[str, Entry]) -> list[tuple[str, str]]:
     if not isinstance(tags, list) or not tags or not all(isinstance(tag, str) for tag in tags):
         problems.append(("tags", "required: a non-empty list of strings"))
     why = record.get("why")
-    if not isinstance(why, str) or not why.strip():
+    if not isinstance(why, str) or not why.strip() or "\n" in why:
         problems.append(("why", "required: one line saying why the case exists"))
     return problems
