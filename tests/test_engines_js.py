@@ -161,3 +161,59 @@ def test_headless_engines_see_no_host_globals(kind, tmp_path):
     engine, _ = engine_for(tmp_path, kind, {"src/agent/tool-call-parser.js": parser})
     run = run_engine(engine, [parse("globals", "GLOBALS")])
     assert run.verdicts == {"globals": '["undefined","undefined","undefined"]'}, run.detail
+
+
+# ------------------------------------------------------------------ start-up problems, in the browser's words
+
+THROWING_BACKGROUND = 'throw new Error("background boom");\n'
+STARTUP_FAILURES = [
+    # (kind, files or None for a folder without a manifest, manifest changes, words the failure must carry)
+    ("chromium", None, {}, "Manifest file is missing or unreadable"),
+    ("firefox", None, {}, "manifest.json: [Errno 2] No such file or directory"),
+    ("chromium", {"background.js": THROWING_BACKGROUND}, {}, "Uncaught Error: background boom"),
+    ("firefox", {"background.js": THROWING_BACKGROUND}, {}, "Error: background boom"),
+    ("chromium", {}, {"manifest_version": 2}, "unsupported manifest version"),
+]
+
+
+@pytest.mark.parametrize(("kind", "files", "changes", "words"), STARTUP_FAILURES,
+                         ids=["chromium-no-manifest", "firefox-no-manifest", "chromium-background-throws",
+                              "firefox-background-throws", "chromium-mv2"])
+def test_a_start_up_problem_is_reported_within_seconds_in_the_browsers_words(kind, files, changes, words, tmp_path):
+    from fake_extension import manifest
+
+    tree = tmp_path / "tree"
+    if files is None:
+        make_tree(tree, FLAVOR[kind]).joinpath("manifest.json").unlink()
+    else:
+        make_tree(tree, FLAVOR[kind], files, {**manifest(FLAVOR[kind]), **changes})
+    project = write_project(tmp_path, {"t": tree}, {"e": {"kind": kind, "tree": "t"}})
+    started = time.perf_counter()
+    run = run_engine(build_engine(project.engines["e"], project), CASES[:2])
+    assert run.status == "crashed"
+    assert words in run.detail
+    assert time.perf_counter() - started < 20
+
+
+def test_chromium_applies_the_extension_csp_to_the_subject(tmp_path):
+    """Code evaluated through CDP may eval; the subject's code must not, as in the real page."""
+    parser = PARSER.replace('if (text === "THROW")', 'if (text === "EVAL") return canon(eval("1 + 1"));\n  if (text === "THROW")')
+    engine, _ = engine_for(tmp_path, "chromium", {"src/agent/tool-call-parser.js": parser})
+    run = run_engine(engine, [parse("eval", "EVAL")])
+    assert run.status == "ok", run.detail
+    assert run.failures["eval"].kind == "error" and run.failures["eval"].detail.startswith("EvalError")
+
+
+@pytest.mark.parametrize("kind", ["chromium"])
+def test_navigator_webdriver_is_false_where_the_browser_allows_it(kind, tmp_path):
+    parser = PARSER.replace('if (text === "THROW")', 'if (text === "WEBDRIVER") return canon(navigator.webdriver);\n  if (text === "THROW")')
+    engine, _ = engine_for(tmp_path, kind, {"src/agent/tool-call-parser.js": parser})
+    run = run_engine(engine, [parse("webdriver", "WEBDRIVER")])
+    assert run.verdicts == {"webdriver": "false"}, run.detail
+
+
+def test_a_tree_that_is_not_a_folder_is_a_config_error_before_anything_starts(tmp_path):
+    from extparity.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"\[tool.extparity.trees\].t: .*/nowhere is not a folder"):
+        write_project(tmp_path, {"t": tmp_path / "nowhere"}, {"e": {"kind": "chromium", "tree": "t"}})

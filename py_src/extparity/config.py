@@ -128,9 +128,11 @@ def load_project(pyproject: Path | str | None = None) -> Project:
     root = path.parent.resolve()
     trees = {name: root / _typed(rel, str, f"{where}.trees.{name}")
              for name, rel in _require(table, "trees", dict, where).items()}
-    for name in trees:
+    for name, folder in trees.items():
         if not NAME.match(name):
             raise ConfigError(f"{where}.trees: {name!r} is not a usable name (letters, digits, '.', '_', '-')")
+        if not folder.is_dir():
+            raise ConfigError(f"[tool.extparity.trees].{name}: {folder} is not a folder")
     entries = {name: _entry(name, spec, root) for name, spec in _require(table, "entries", dict, where).items()}
     if not entries:
         raise ConfigError(f"{where}.entries: declare at least one entry")

@@ -6,12 +6,22 @@ origin (its manifest.json, which every extension has), imports the entry modules
 and hashes every module of the graph from the bytes that origin serves, so the verdicts are
 attributable to exact files. Nothing is added to the tree: the harness code (batch runner,
 adapters) arrives through ``page.evaluate``, which runs in the page realm via CDP and is not
-subject to the extension CSP that forbids eval.
+subject to the extension CSP that forbids eval. Cases then run after one task boundary, where
+the page's CSP applies again, so the subject cannot use ``eval`` here either.
+
+Start-up problems are Chromium's own words, within seconds: a load error is read from the
+profile's ``chrome_debug.log`` (``--enable-logging``), and a service worker that threw at
+start-up is "redundant", with its uncaught error in the same log. Automation is hidden from
+the subject where Chromium allows it (``navigator.webdriver`` is false).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import time
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -21,7 +31,9 @@ from .base import Batch, EngineStartError, SessionBroken, WireCase, wire_json
 from .browser import BrowserEngine, BrowserSession, adapters_expression, realm_code
 
 HOST_DOCUMENT = "manifest.json"
-QUIET = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--disable-blink-features=AutomationControlled", "--enable-logging", "--v=0"]
+WORKER_WAIT_S = 5.0
 _SETUP_BODY = """
   const urlOf = (path) => chrome.runtime.getURL(path);
   const report = { hashes: {}, error: null };
@@ -35,7 +47,10 @@ _SETUP_BODY = """
   }
   return report;
 """
-_RUN_CHUNK = "(casesJson) => globalThis.__extparity_run(casesJson)"
+# The setTimeout hop ends the CDP task in which eval is still allowed (the extension's CSP then
+# applies to the subject's code as it does for users).
+_RUN_CHUNK = ("async (casesJson) => { await new Promise((resolve) => setTimeout(resolve, 0));"
+              " return globalThis.__extparity_run(casesJson); }")
 
 
 class ChromiumEngine(BrowserEngine):
@@ -57,26 +72,60 @@ class ChromiumSession(BrowserSession):
         self.playwright = await async_playwright().start()
         self.context = await self.playwright.chromium.launch_persistent_context(
             str(self.profile), executable_path=self.engine.executable, headless=True,
-            args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *QUIET, *self.engine.extra_args],
+            args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *LAUNCH_ARGS,
+                  *self.engine.extra_args],
             timeout=self.engine.startup_timeout_s * 1000)
         self.engine.browser_version = self.context.browser.version if self.context.browser else None
-        self.phase = "waiting for the extension's service worker"
-        worker = next((w for w in self.context.service_workers if w.url.startswith("chrome-extension://")), None)
-        if worker is None:
-            worker = await self.context.wait_for_event(
-                "serviceworker", predicate=lambda w: w.url.startswith("chrome-extension://"),
-                timeout=self.engine.startup_timeout_s * 1000)
-        self.extension_id = worker.url.split("/")[2]
+        self.extension_id = unpacked_extension_id(self.engine.tree)
+        self.phase = "loading the extension"
+        await self.check_background()
         self.phase = f"opening chrome-extension://{self.extension_id}/{HOST_DOCUMENT}"
         self.page = self.context.pages[0] if self.context.pages else await self.context.new_page()
         await self.page.goto(f"chrome-extension://{self.extension_id}/{HOST_DOCUMENT}")
         self.phase = "hashing and importing modules"
         setup = (f"async (cfg) => {{\n{realm_code(subject)}\n"
                  f"{_SETUP_BODY.replace('ADAPTERS', adapters_expression(subject))}}}")
-        report = await self.page.evaluate(setup, {k: subject[k] for k in ("modules", "entry_modules", "entries")})
+        report = await bounded(self.page.evaluate(setup, {k: subject[k] for k in ("modules", "entry_modules", "entries")}),
+                               self.engine.startup_timeout_s)
         if report["error"]:
             raise EngineStartError(f"{self.phase}: {report['error']}")
         self.module_hashes = report["hashes"]
+
+    async def check_background(self) -> None:
+        """Fail within seconds, in Chromium's words, when the extension did not load or its
+        service worker failed at start-up; an extension without a background is fine."""
+        deadline = time.monotonic() + WORKER_WAIT_S
+        declares_worker = _declares_worker(self.engine.tree)
+        while True:
+            errors = self.log_lines("Extension error: ")
+            if errors:
+                raise EngineStartError(f"Chromium did not load the extension: {errors[0]}")
+            worker = next((w for w in self.context.service_workers
+                           if w.url.startswith(f"chrome-extension://{self.extension_id}/")), None)
+            if worker is not None:
+                state = await bounded(worker.evaluate("() => self.serviceWorker && self.serviceWorker.state"), 2,
+                                      default=None)
+                if state == "activated":
+                    return
+                if state == "redundant":
+                    uncaught = self.log_lines("Uncaught ")
+                    raise EngineStartError("the extension's service worker failed at start-up: "
+                                           + (uncaught[0] if uncaught else "its registration became redundant"))
+            elif not declares_worker:
+                return
+            if time.monotonic() > deadline:
+                uncaught = self.log_lines("Uncaught ")
+                hint = f": {uncaught[0]}" if uncaught else " (see chrome_debug.log with --enable-logging)"
+                raise EngineStartError(f"the extension's service worker did not start within {WORKER_WAIT_S:g}s{hint}")
+            await asyncio.sleep(0.05)
+
+    def log_lines(self, marker: str) -> list[str]:
+        """Lines of this profile's Chromium log that carry ``marker``, from the marker on."""
+        try:
+            text = (self.profile / "chrome_debug.log").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        return [line[line.index(marker):].strip()[:1000] for line in text.splitlines() if marker in line]
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
@@ -97,3 +146,34 @@ class ChromiumSession(BrowserSession):
                 pass
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
+
+
+def unpacked_extension_id(tree: Path) -> str:
+    """The id Chromium gives an unpacked extension: SHA-256 of its real path, 32 hex digits
+    written with the letters a-p. Known before launch, with or without a service worker."""
+    digest = hashlib.sha256(str(Path(tree).resolve()).encode("utf-8")).hexdigest()[:32]
+    return "".join(chr(ord("a") + int(c, 16)) for c in digest)
+
+
+def _declares_worker(tree: Path) -> bool:
+    try:
+        manifest = json.loads((Path(tree) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # Chromium's own load error will say what is wrong with it
+    background = manifest.get("background") if isinstance(manifest, dict) else None
+    return isinstance(background, dict) and "service_worker" in background
+
+
+async def bounded(awaitable, timeout_s: float, default: Any = ...) -> Any:
+    """Wait for ``awaitable`` at most ``timeout_s``, then abandon it: cancelling a Playwright call
+    on a dead worker can wait for the driver forever (Playwright 1.64), so it is never awaited
+    again. Without ``default``, running out of time raises TimeoutError."""
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    if task in done:
+        return task.result()
+    task.cancel()
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    if default is ...:
+        raise TimeoutError(f"no answer within {timeout_s:g}s")
+    return default

@@ -1,0 +1,78 @@
+"""What the commands share: options that select engines and limits, output paths checked before
+any engine starts, atomic writes, and the corpus as the config or --corpus names it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .. import report
+from ..config import Project
+from ..corpus import Corpus, load_corpus
+from ..engines.driver import Controller
+from ..runner import RunResult, run_parity
+
+
+class UsageError(Exception):
+    """A command-line problem found before any engine started."""
+
+
+def stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def add_corpus_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", action="append", metavar="PATH",
+                        help="corpus directory or .jsonl file, repeatable (default: the config's)")
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engines", help="comma-separated engine names (default: every configured engine)")
+    parser.add_argument("--case-timeout", type=float, default=10.0, metavar="S",
+                        help="seconds one case may take in one engine before it is a TIMEOUT (default 10)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                        help="seconds each engine may spend in all (default 600)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="engines running at once (default: all selected)")
+
+
+def load(args, project: Project) -> tuple[Corpus, list[str]]:
+    paths = [Path(p) for p in args.corpus] if getattr(args, "corpus", None) else list(project.corpus)
+    corpus = load_corpus(paths, project.entries, base=project.root)
+    return corpus, [str(problem) for problem in corpus.problems]
+
+
+def check_output(path: str | None) -> Path | None:
+    """Fail before any engine starts if a report could not be written there."""
+    if not path:
+        return None
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{path}: is a directory, not a file")
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot create its folder: {error.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UsageError(f"{path}: not writable")
+    return target
+
+
+def write(path: Path | None, text: str) -> str | None:
+    """Write a report atomically; a failure is one line for the failure list, not a traceback."""
+    if path is None:
+        return None
+    try:
+        report.write_atomic(path, text)
+    except OSError as error:
+        return f"cannot write {path}: {error.strerror or error}"
+    return None
+
+
+def run(project: Project, cases, engines: list[str], args, **extra) -> RunResult:
+    """Run parity with the command's limits; on SIGINT/SIGTERM every engine stops first."""
+    return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
+                      jobs=args.jobs, controller=Controller(), log=extra.pop("log", stderr), **extra)

@@ -1,0 +1,45 @@
+"""`extparity run`: the parity suite over the corpus, in every selected engine."""
+
+from __future__ import annotations
+
+import json
+
+from .. import report
+from ..config import load_project
+from ..runner import select_engines
+from .common import add_corpus_option, add_engine_options, check_output, load, run, stderr, write
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("run", help="run the parity suite")
+    add_corpus_option(parser)
+    add_engine_options(parser)
+    parser.add_argument("--json", metavar="PATH", help="write the machine-readable result")
+    parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
+    parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    parser.set_defaults(handler=main)
+
+
+def main(args) -> int:
+    project = load_project(args.config)
+    engines = select_engines(project, args.engines)
+    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    corpus, problems = load(args, project)
+    for problem in problems:
+        stderr(f"corpus: {problem}")
+    result = run(project, corpus.cases, engines, args, check_deviation_cases=not args.corpus)
+    result.extra_problems += [f"corpus: {p}" for p in problems]
+    print(report.summary_table(result))
+    write_errors = [
+        write(outputs["json"], report.dumps(report.json_result(result, project, corpus.files, problems))),
+        write(outputs["matrix"], report.matrix_markdown(result)),
+        write(outputs["timings"], json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n"),
+    ]
+    failures = report.failure_lines(result) + [e for e in write_errors if e]
+    if failures:
+        stderr("\nFAILED:")
+        for line in failures:
+            stderr(f"  {line}")
+        return 1
+    print(f"\n{report.closing_line(result)}")
+    return 0
