@@ -19,8 +19,8 @@ from pathlib import Path
 import quickjs
 
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
-from extparity.config import load_config
-from extparity.engines.linker import REGISTRY, link
+from extparity.config import load_project
+from extparity.engines.linker import PRELUDE, REGISTRY, module_graph
 
 CALL = '{"name":"click","arguments":{"selector":"#save","options":{"scroll":true}}}'
 ALLOWED = ["click", "navigate", "read_page"]
@@ -74,12 +74,14 @@ def median_seconds(call, repeat: int) -> float:
 
 
 def quickjs_context(config) -> quickjs.Context:
-    tree = config.tree("chrome")
+    tree = config.trees["chrome"]
     ctx = quickjs.Context()
     ctx.set_time_limit(60)
-    ctx.eval(f"{REGISTRY} = {{}};")
-    for module in link(tree, config.modules.modules):
-        ctx.module(module.source)
+    ctx.eval(PRELUDE)
+    for module in module_graph(tree, [entry.module for entry in config.entries.values()]):
+        ctx.module(module.module)
+        while ctx.execute_pending_job():
+            pass
     return ctx
 
 
@@ -87,10 +89,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
-    config = load_config()
+    config = load_project()
     ctx = quickjs_context(config)
-    parse_js = config.modules.entries["parse"]
-    repair_js = config.modules.entries["repair"]
+    parse_js = config.entries["parse"]
+    repair_js = config.entries["repair"]
 
     def js_call(entry, *arguments):
         literal = ", ".join(json.dumps(a, ensure_ascii=True) for a in arguments)

@@ -485,6 +485,7 @@ def test_a_config_without_the_extparity_table_exits_2(tmp_path):
 @pytest.mark.parametrize("drop", ["trees", "entries", "corpus"])
 def test_a_config_missing_a_required_key_exits_2_naming_it(tmp_path, drop):
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    table["trees"] = {name: str(ROOT / rel) for name, rel in table["trees"].items()}
     del table[drop]
     config = write_pyproject(tmp_path / "pyproject.toml", table)
     code, _, err = call_cli("--config", str(config), "run", "--engines", "python")
