@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from .. import report
@@ -56,7 +57,13 @@ def check_output(path: str | None) -> Path | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"{path}: cannot create its folder: {error.strerror}") from None
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    try:  # a real probe: permission bits do not stop root, a read-only file system does
+        handle, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise UsageError(f"{path}: not writable ({error.strerror})") from None
+    if target.exists() and not os.access(target, os.W_OK):
         raise UsageError(f"{path}: not writable")
     return target
 

@@ -33,6 +33,8 @@ class LoopThread:
 
     def call(self, make: Callable[[], Awaitable[Any]], timeout_s: float) -> Any:
         """Run ``make()`` on the loop; raise ``TimeoutError`` when it outlives ``timeout_s``."""
+        if not self.loop.is_running():
+            raise RuntimeError("the browser session is closed")
         future = asyncio.run_coroutine_threadsafe(_call(make), self.loop)
         try:
             return future.result(timeout_s)
@@ -174,7 +176,21 @@ class BrowserSession(Session):
         remove_profile(self.profile)
 
 
+HARMLESS_STDERR = ("unexpected operator", "scaling_cur_freq", "scaling_max_freq", "crashpad", "dbus")
+
+
 def _first_line(exc: BaseException) -> str:
-    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    lines = [line for line in str(text).strip().splitlines() if line.strip()]
-    return " | ".join(lines[:3])[:2000] if lines else type(exc).__name__
+    """The browser's own reason, on one line. A failed launch comes back from Playwright with
+    the whole command line and the browser's stderr; the reason is the browser's FATAL line,
+    else its last stderr line that is not known noise (Debian's wrapper, crashpad, dbus)."""
+    text = str(getattr(exc, "message", None) or exc or type(exc).__name__)
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    stderr = [line.split("[err]", 1)[1].strip() for line in lines if "[err]" in line]
+    fatal = [line for line in stderr if ":FATAL:" in line]
+    telling = fatal or [line for line in stderr if not any(noise in line for noise in HARMLESS_STDERR)]
+    if telling:
+        reason = telling[0] if fatal else telling[-1]
+        return f"{lines[0]} | browser said: {reason.split('] ', 1)[-1]}"[:2000]
+    return " | ".join(lines[:2])[:2000]

@@ -135,6 +135,8 @@ class ChromiumSession(BrowserSession):
             batch.broken = SessionBroken("timeout", str(exc))
         except PlaywrightError as exc:
             batch.broken = SessionBroken("crash", exc.message.strip().splitlines()[0][:500])
+        except RuntimeError as exc:  # the session was closed under it (an interrupt)
+            batch.broken = SessionBroken("crash", str(exc))
         return batch
 
     async def stop(self) -> None:

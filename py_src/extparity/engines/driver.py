@@ -31,11 +31,14 @@ class Controller:
         self._sessions: set[Session] = set()
         self._lock = threading.Lock()
 
-    def track(self, session: Session) -> None:
+    def track(self, session: Session) -> bool:
+        """Remember a session to kill on interrupt; False (and killed) if that came already."""
         with self._lock:
             self._sessions.add(session)
         if self.stop.is_set():
             session.kill()
+            return False
+        return True
 
     def forget(self, session: Session) -> None:
         with self._lock:
@@ -126,7 +129,10 @@ def _open(engine: Engine, run: EngineRun, controller: Controller) -> Session | N
     except EngineStartError as exc:
         run.fail("crashed", str(exc))
         return None
-    controller.track(session)
+    if not controller.track(session):  # interrupted while it started
+        controller.forget(session)
+        run.fail("interrupted", "interrupted")
+        return None
     run.timings["sessions"] += 1
     run.timings.setdefault("startup_s", time.perf_counter() - t0)
     if not run.module_hashes:
