@@ -26,20 +26,39 @@ GROUP_AT = 4  # this many cells sharing one cause print as one line
 
 
 def summary_rows(result: RunResult) -> list[dict]:
+    return summary_of(result.engines, result.reference, {name: run.status for name, run in result.runs.items()},
+                      [r.cells for r in result.results])
+
+
+def summary_of(engines: list[str], reference: str | None, statuses: dict[str, str], cells: list[dict]) -> list[dict]:
+    """Per engine: its status and its cells counted by outcome (from a run or a JSON result)."""
     rows = []
-    for name in result.engines:
-        cells = [r.cells.get(name) for r in result.results]
+    for name in engines:
+        column = [row.get(name) for row in cells]
         rows.append({
             "engine": name,
-            "status": result.runs[name].status,
-            "cases": len(cells),
-            "agreeing": "ref" if name == result.reference else sum(c not in (DIVERGES, ERROR, TIMEOUT, CRASH, MISSING) for c in cells),
-            "diverging": sum(c == DIVERGES for c in cells),
-            "unexpected": sum(c in (UNEXPECTED, STALE) for c in cells),
-            "failed": sum(c in (ERROR, TIMEOUT, CRASH, MISSING) for c in cells),
-            "known": sum(c == KNOWN for c in cells),
+            "status": statuses[name],
+            "cases": len(column),
+            "agreeing": "ref" if name == reference else sum(c not in (DIVERGES, ERROR, TIMEOUT, CRASH, MISSING) for c in column),
+            "diverging": sum(c == DIVERGES for c in column),
+            "unexpected": sum(c in (UNEXPECTED, STALE) for c in column),
+            "failed": sum(c in (ERROR, TIMEOUT, CRASH, MISSING) for c in column),
+            "known": sum(c == KNOWN for c in column),
         })
     return rows
+
+
+def document_ok(document: dict) -> bool:
+    """Whether a JSON result passes: the one rule for `run --json` and for merged shards."""
+    return bool(
+        document["cases"]
+        and not document["corpus"]["problems"]
+        and not document["modules"]["problems"]
+        and not document["known_deviation_problems"]
+        and not document["problems"]
+        and all(engine["status"] == "ok" for engine in document["engines"].values())
+        and all(cell in (PASS, KNOWN) for case in document["cases"] for cell in case["cells"].values())
+    )
 
 
 def summary_table(result: RunResult) -> str:
@@ -122,10 +141,9 @@ def json_result(result: RunResult, project: Project, corpus_files: list[str], co
             "versions": run.description,
             "module_hashes": dict(sorted(run.module_hashes.items())),
         }
-    return {
+    document = {
         "extparity": __version__,
         "schema": SCHEMA,
-        "ok": not result.failed and not corpus_problems,
         "reference": result.reference,
         "corpus": {"files": corpus_files, "cases": len(result.results), "problems": corpus_problems},
         "summary": summary_rows(result),
@@ -135,6 +153,8 @@ def json_result(result: RunResult, project: Project, corpus_files: list[str], co
         "problems": result.extra_problems,
         "cases": cases,
     }
+    document["ok"] = document_ok(document)
+    return document
 
 
 def dumps(document: dict) -> str:

@@ -119,7 +119,7 @@ def run_parity(
     case_timeout_s: float = 10.0,
     budget_s: float = 600.0,
     jobs: int | None = None,
-    check_deviation_cases: bool = True,
+    deviation_cases: set[str] | None = None,
     controller: Controller | None = None,
     progress: Callable[[str, int, int], None] = lambda engine, done, total: None,
     log: Callable[[str], None] = lambda line: None,
@@ -158,9 +158,8 @@ def run_parity(
         pool.shutdown(wait=True, cancel_futures=True)
     runs = {name: runs[name] for name in engine_names}
     hashes, link_problems = disk_hashes(project)
-    deviations, deviation_problems = load_deviations(
-        project.known_deviations, project.engines, {c.id for c in cases} if check_deviation_cases else None,
-        selected=engine_names)
+    deviations, deviation_problems = load_deviations(project.known_deviations, project.engines, deviation_cases,
+                                                     selected=engine_names)
     reference = project.reference if project.reference in engine_names else None
     return RunResult(
         engines=list(engine_names),

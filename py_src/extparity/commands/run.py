@@ -7,7 +7,8 @@ import json
 from .. import report
 from ..config import load_project
 from ..runner import select_engines
-from .common import add_corpus_option, add_engine_options, check_output, load, run, stderr, write
+from ..shards import in_shard, parse_shard
+from .common import UsageError, add_corpus_option, add_engine_options, check_output, load, run, stderr, write
 
 
 def add_parser(commands) -> None:
@@ -17,6 +18,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (a stable partition by case id); "
+                        "join the shards' --json results with `extparity merge`")
     parser.set_defaults(handler=main)
 
 
@@ -24,10 +27,13 @@ def main(args) -> int:
     project = load_project(args.config)
     engines = select_engines(project, args.engines)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    shard = _shard(args.shard)
     corpus, problems = load(args, project)
     for problem in problems:
         stderr(f"corpus: {problem}")
-    result = run(project, corpus.cases, engines, args, check_deviation_cases=not args.corpus)
+    cases = [case for case in corpus.cases if shard is None or in_shard(case.id, shard)]
+    result = run(project, cases, engines, args,
+                 deviation_cases=None if args.corpus else {case.id for case in corpus.cases})
     result.extra_problems += [f"corpus: {p}" for p in problems]
     print(report.summary_table(result))
     write_errors = [
@@ -43,3 +49,12 @@ def main(args) -> int:
         return 1
     print(f"\n{report.closing_line(result)}")
     return 0
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
