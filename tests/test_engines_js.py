@@ -217,3 +217,34 @@ def test_a_tree_that_is_not_a_folder_is_a_config_error_before_anything_starts(tm
 
     with pytest.raises(ConfigError, match=r"\[tool.extparity.trees\].t: .*/nowhere is not a folder"):
         write_project(tmp_path, {"t": tmp_path / "nowhere"}, {"e": {"kind": "chromium", "tree": "t"}})
+
+
+def test_chromium_started_elsewhere_is_reached_through_its_endpoint(tmp_path):
+    """A browser grid's Chromium: started by someone else with the extension, reached over CDP."""
+    import os
+    import signal
+    import subprocess
+
+    tree = make_tree(tmp_path / "tree", "chrome")
+    profile = tmp_path / "remote-profile"
+    chromium = subprocess.Popen(
+        ["/usr/bin/chromium", "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}", "--no-sandbox",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--disable-extensions-except={tree}", f"--load-extension={tree}", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        endpoint = f"http://127.0.0.1:{port_file.read_text().split()[0]}"
+        project = write_project(tmp_path, {"t": tree}, {"e": {"kind": "chromium", "tree": "t", "endpoint": endpoint,
+                                                              "executable": "/nonexistent/chromium"}})
+        run = run_engine(build_engine(project.engines["e"], project), CASES)
+        assert run.status == "ok", run.detail
+        assert run.verdicts == EXPECTED
+        assert run.module_hashes == {path: sha256(tree / path) for path in MODULES}
+        assert chromium.poll() is None, "the harness must not close a browser it did not start"
+    finally:
+        os.killpg(chromium.pid, signal.SIGKILL)
+        chromium.wait()

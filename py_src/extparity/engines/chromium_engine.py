@@ -13,6 +13,11 @@ Start-up problems are Chromium's own words, within seconds: a load error is read
 profile's ``chrome_debug.log`` (``--enable-logging``), and a service worker that threw at
 start-up is "redundant", with its uncaught error in the same log. Automation is hidden from
 the subject where Chromium allows it (``navigator.webdriver`` is false).
+
+With the ``endpoint`` option the browser runs elsewhere: a Chromium someone started with
+``--remote-debugging-port`` and ``--load-extension`` (on a grid machine, in a container) is
+reached with Playwright's ``connect_over_cdp``. Its copy of the extension must be the same bytes
+as the configured tree: the module hashes are taken from what that browser serves, as always.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ _SETUP_BODY = """
 """
 # The setTimeout hop ends the CDP task in which eval is still allowed (the extension's CSP then
 # applies to the subject's code as it does for users).
+_OWN_BYTES = "async () => Array.from(new Uint8Array(await (await fetch(location.href)).arrayBuffer()))"
 _RUN_CHUNK = ("async (casesJson) => { await new Promise((resolve) => setTimeout(resolve, 0));"
               " return globalThis.__extparity_run(casesJson); }")
 
@@ -57,6 +63,10 @@ class ChromiumEngine(BrowserEngine):
     kind = "chromium"
     default_executable = "/usr/bin/chromium"
     protocol = "cdp"
+
+    def check_executable(self) -> None:
+        if not self.options.get("endpoint"):  # a remote browser's binary is not ours to find
+            super().check_executable()
 
     def open(self) -> "ChromiumSession":
         return ChromiumSession(self)
@@ -67,20 +77,28 @@ class ChromiumSession(BrowserSession):
 
     async def start(self) -> None:
         subject = self.engine.subject()
-        tree = str(self.engine.tree)
-        self.phase = "launching Chromium"
         self.playwright = await async_playwright().start()
-        self.context = await self.playwright.chromium.launch_persistent_context(
-            str(self.profile), executable_path=self.engine.executable, headless=True,
-            args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *LAUNCH_ARGS,
-                  *self.engine.extra_args],
-            timeout=self.engine.startup_timeout_s * 1000)
-        self.engine.browser_version = self.context.browser.version if self.context.browser else None
-        self.extension_id = unpacked_extension_id(self.engine.tree)
-        self.phase = "loading the extension"
-        await self.check_background()
+        endpoint = self.engine.options.get("endpoint")
+        if endpoint:
+            self.phase = f"connecting to {endpoint}"
+            self.browser = await self.playwright.chromium.connect_over_cdp(endpoint, timeout=self.engine.startup_timeout_s * 1000)
+            self.context = self.browser.contexts[0]
+            self.engine.browser_version = self.browser.version
+            self.extension_id = await self.find_remote_extension()
+        else:
+            tree = str(self.engine.tree)
+            self.phase = "launching Chromium"
+            self.context = await self.playwright.chromium.launch_persistent_context(
+                str(self.profile), executable_path=self.engine.executable, headless=True,
+                args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *LAUNCH_ARGS,
+                      *self.engine.extra_args],
+                timeout=self.engine.startup_timeout_s * 1000)
+            self.engine.browser_version = self.context.browser.version if self.context.browser else None
+            self.extension_id = unpacked_extension_id(self.engine.tree)
+            self.phase = "loading the extension"
+            await self.check_background()
         self.phase = f"opening chrome-extension://{self.extension_id}/{HOST_DOCUMENT}"
-        self.page = self.context.pages[0] if self.context.pages else await self.context.new_page()
+        self.page = await self.context.new_page() if endpoint or not self.context.pages else self.context.pages[0]
         await self.page.goto(f"chrome-extension://{self.extension_id}/{HOST_DOCUMENT}")
         self.phase = "hashing and importing modules"
         setup = (f"async (cfg) => {{\n{realm_code(subject)}\n"
@@ -90,6 +108,25 @@ class ChromiumSession(BrowserSession):
         if report["error"]:
             raise EngineStartError(f"{self.phase}: {report['error']}")
         self.module_hashes = report["hashes"]
+
+    async def find_remote_extension(self) -> str:
+        """The id of the remote browser's extension whose manifest is the configured tree's."""
+        wanted = list((self.engine.tree / "manifest.json").read_bytes())
+        ids = sorted({w.url.split("/")[2] for w in self.context.service_workers if w.url.startswith("chrome-extension://")})
+        page = await self.context.new_page()
+        try:
+            for extension_id in ids:
+                try:
+                    await page.goto(f"chrome-extension://{extension_id}/{HOST_DOCUMENT}", timeout=5000)
+                except PlaywrightError:
+                    continue
+                served = await bounded(page.evaluate(_OWN_BYTES), 5, default=None)
+                if served == wanted:
+                    return extension_id
+        finally:
+            await bounded(page.close(), 5, default=None)
+        raise EngineStartError(f"no extension in the browser at {self.engine.options['endpoint']} has the manifest of "
+                               f"{self.engine.tree} (extensions with a service worker there: {', '.join(ids) or 'none'})")
 
     async def check_background(self) -> None:
         """Fail within seconds, in Chromium's words, when the extension did not load or its
@@ -140,12 +177,13 @@ class ChromiumSession(BrowserSession):
         return batch
 
     async def stop(self) -> None:
-        context = getattr(self, "context", None)
-        if context is not None:
-            try:
-                await asyncio.wait_for(context.close(), 20)
-            except Exception:  # closing changes no result; stopping Playwright ends the browser
-                pass
+        browser, page, context = (getattr(self, name, None) for name in ("browser", "page", "context"))
+        if browser is not None:  # a remote browser: close our page and disconnect, never close it
+            if page is not None:
+                await bounded(page.close(), 10, default=None)
+            await bounded(browser.close(), 10, default=None)
+        elif context is not None:
+            await bounded(context.close(), 20, default=None)
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
 
@@ -179,3 +217,4 @@ async def bounded(awaitable, timeout_s: float, default: Any = ...) -> Any:
     if default is ...:
         raise TimeoutError(f"no answer within {timeout_s:g}s")
     return default
+
