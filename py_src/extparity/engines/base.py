@@ -79,18 +79,21 @@ class Batch:
 
     verdicts: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # case id -> "Name: message" it threw
+    timeouts: dict[str, str] = field(default_factory=dict)  # case id -> why, when the engine stopped it itself
     broken: SessionBroken | None = None
 
     def add_runner_output(self, ascii_json: str) -> None:
-        """Merge one batch-runner result ({id: {"verdict"} | {"error"}})."""
+        """Merge one batch-runner result ({id: {"verdict"} | {"error"} | {"timeout"}})."""
         for case_id, result in json.loads(ascii_json).items():
             if "verdict" in result:
                 self.verdicts[case_id] = result["verdict"]
+            elif "timeout" in result:
+                self.timeouts[case_id] = result["timeout"]
             else:
                 self.errors[case_id] = result["error"]
 
     def answered(self) -> set[str]:
-        return set(self.verdicts) | set(self.errors)
+        return set(self.verdicts) | set(self.errors) | set(self.timeouts)
 
 
 @dataclass
@@ -140,7 +143,6 @@ class Engine(abc.ABC):
 
     kind: str
     chunk_size: int = 100
-    per_case: bool = False  # True when sessions name a hanging case themselves
 
     def __init__(self, name: str, project: "Project", tree: str | None, options: dict[str, Any]) -> None:
         self.name = name

@@ -35,8 +35,9 @@ _TIMEOUT = object()
 class ChildSession(Session):
     """A worker process with the subject loaded, answering one line per case."""
 
-    def __init__(self, engine: str, job: dict[str, Any], startup_timeout_s: float) -> None:
+    def __init__(self, engine: str, job: dict[str, Any], startup_timeout_s: float, batches: bool = False) -> None:
         self.engine = engine
+        self.batches = batches
         self.module_hashes: dict[str, str] = {}
         self.info: dict[str, Any] = {}
         self._lines: queue.Queue = queue.Queue()
@@ -74,18 +75,24 @@ class ChildSession(Session):
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
-        if not self._send({"op": "run", "cases": wire_json(cases)}):
+        if not self._send({"op": "run", "cases": wire_json(cases), "case_timeout_s": case_timeout_s}):
             batch.broken = SessionBroken("crash", f"worker is gone{self._stderr_tail()}", cases[0].id)
             return batch
+        # A worker that runs a list at once answers after it all; it stops a hanging case itself
+        # and says so. If it still goes silent, the culprit is unknown and the driver isolates it.
+        wait = 2 * case_timeout_s + 5 if self.batches else case_timeout_s
         for case in cases:
-            event = self._next(case_timeout_s)
+            if case.id in batch.answered():
+                continue
+            event = self._next(wait)
+            culprit = None if self.batches else case.id
             if event is _TIMEOUT:
                 self.kill()
-                batch.broken = SessionBroken("timeout", f"no verdict within {case_timeout_s:g}s", case.id)
+                batch.broken = SessionBroken("timeout", f"no verdict within {case_timeout_s:g}s", culprit)
                 return batch
             if event is _EOF:
                 code = self._proc.wait()
-                batch.broken = SessionBroken("crash", f"worker exited with code {code}{self._stderr_tail()}", case.id)
+                batch.broken = SessionBroken("crash", f"worker exited with code {code}{self._stderr_tail()}", culprit)
                 return batch
             batch.add_runner_output(event["result"])
         return batch
@@ -152,15 +159,15 @@ class ChildSession(Session):
 class ChildEngine(Engine):
     """An engine whose sessions are worker processes; subclasses say what the worker loads."""
 
-    per_case = True
     startup_timeout_s = 60.0
+    batches = False  # True when the worker runs a whole list at once (see ChildSession.run)
 
     def job(self) -> dict[str, Any]:
         """What the worker needs to load the subject (ASCII-safe JSON values)."""
         raise NotImplementedError
 
     def open(self) -> Session:
-        return ChildSession(self.name, {"kind": self.kind, **self.job()}, self.startup_timeout_s)
+        return ChildSession(self.name, {"kind": self.kind, **self.job()}, self.startup_timeout_s, self.batches)
 
 
 class JSChildEngine(ChildEngine):

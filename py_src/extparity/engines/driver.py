@@ -88,6 +88,7 @@ def run_engine(engine: Engine, cases: list[WireCase], *, case_timeout_s: float =
             run.timings.setdefault("chunks_s", []).append(time.perf_counter() - t0)
             run.verdicts.update(batch.verdicts)
             run.failures.update((case_id, CaseFailure("error", text)) for case_id, text in batch.errors.items())
+            run.failures.update((case_id, CaseFailure("timeout", text)) for case_id, text in batch.timeouts.items())
             answered = batch.answered()
             if batch.broken is None and len(answered & {c.id for c in chunk}) < len(chunk):
                 lost = next(c.id for c in chunk if c.id not in answered)

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from .base import EngineStartError, host_versions
 from .child import ChildEngine
+from .worker import Host
 
 
 class PythonEngine(ChildEngine):
@@ -45,7 +46,7 @@ class PythonEngine(ChildEngine):
         return {"path": self._paths(), "functions": self._functions()}
 
 
-class PythonHost:
+class PythonHost(Host):
     """Child side: import the functions from the configured path and call them per case."""
 
     def __init__(self, job: dict[str, Any]) -> None:

@@ -41,7 +41,25 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-class JSHost:
+class Host:
+    """A loaded subject in the worker: answers cases, one result each."""
+
+    hashes: dict[str, str]
+    info: dict[str, Any]
+
+    def run_cases(self, cases: list[dict], case_timeout_s: float):
+        """One batch-runner result per case, as each is done (the parent reads silence as a hang)."""
+        for case in cases:
+            yield self.run_case(json.dumps([case], ensure_ascii=True))
+
+    def run_case(self, case_json: str) -> str:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the engine before the worker exits (some bindings hang in their finalizers)."""
+
+
+class JSHost(Host):
     """What every headless JS engine host shares: link, bind entries, run one case at a time.
 
     A kind supplies ``evaluate(code) -> value`` and ``run_jobs()`` (drain the microtask queue).
@@ -81,9 +99,6 @@ class JSHost:
                       ".then(function (r) { __extparity_out = r; });")
         self.run_jobs()
         return self.evaluate("__extparity_out")
-
-    def close(self) -> None:
-        """Release the engine before the worker exits (some bindings hang in their finalizers)."""
 
     def start(self, options: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -138,8 +153,8 @@ def main() -> int:
                 return 0
             emit(event="ready", hashes=host.hashes, info=host.info)
         elif op == "run":
-            for case in json.loads(message["cases"]):
-                emit(event="case", result=host.run_case(json.dumps([case], ensure_ascii=True)))
+            for result in host.run_cases(json.loads(message["cases"]), float(message["case_timeout_s"])):
+                emit(event="case", result=result)
         elif op == "close":
             break
     if host is not None:

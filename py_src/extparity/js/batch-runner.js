@@ -40,7 +40,12 @@
     try {
       var fn = Object.prototype.hasOwnProperty.call(entries, c.fn) ? entries[c.fn] : undefined;
       if (typeof fn !== "function") throw new Error("no entry function for fn " + JSON.stringify(c.fn));
-      var verdict = await fn.apply(undefined, c.args);
+      var verdict = fn.apply(undefined, c.args);
+      // Only a promise is awaited: synchronous entries then run in the caller's task, where an
+      // engine's time limit can still interrupt them (V8 cannot interrupt a microtask).
+      if (verdict !== null && typeof verdict === "object" && typeof verdict.then === "function") {
+        verdict = await verdict;
+      }
       if (typeof verdict !== "string") {
         throw new TypeError("entry " + c.fn + " returned " + typeof verdict + ", not a string");
       }
