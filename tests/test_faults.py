@@ -114,6 +114,20 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def marked(mark: str) -> list[int]:
+    """Live processes whose environment carries `mark`: every descendant of a run inherits it,
+    even one started after the signal and orphaned since."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if mark.encode() in (entry / "environ").read_bytes() and alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text()
@@ -142,7 +156,7 @@ def interrupt_when(process: subprocess.Popen, ready, signum: int, limit_s: float
             except OSError:
                 pass
         if ready(commands):
-            time.sleep(0.3)
+            time.sleep(0.1)
             children = descendants(process.pid)
             process.send_signal(signum)
             return children
@@ -154,6 +168,7 @@ def interrupt_when(process: subprocess.Popen, ready, signum: int, limit_s: float
 
 @pytest.mark.parametrize(("phase", "signum", "code", "word"), [
     ("a QuickJS worker stuck in a hanging case", signal.SIGINT, 130, "interrupted"),
+    ("Chromium and Firefox starting", signal.SIGINT, 130, "interrupted"),
     ("Chromium and Firefox running", signal.SIGINT, 130, "interrupted"),
     ("Chromium and Firefox running", signal.SIGTERM, 143, "terminated"),
 ])
@@ -169,13 +184,17 @@ def test_an_interrupt_stops_every_child_removes_every_temporary_file_and_writes_
         trees = {"fx": make_tree(tmp_path / "fx", "firefox")}
         engines = {"chromium": {"kind": "chromium", "tree": "chrome"}, "firefox": {"kind": "firefox", "tree": "fx"}}
         cases = [case_line(f"c{i}", f"text {i}") for i in range(20)]
-        ready = lambda commands: any("chromium" in c and "--type=renderer" in c for c in commands) and \
-            any("firefox" in c and "-contentproc" in c for c in commands)  # noqa: E731
+        if phase.endswith("starting"):
+            ready = lambda commands: any("chromium" in c for c in commands)  # noqa: E731
+        else:
+            ready = lambda commands: any("chromium" in c and "--type=renderer" in c for c in commands) and \
+                any("firefox" in c and "-contentproc" in c for c in commands)  # noqa: E731
     project = project_with(tmp_path, cases, engines, trees)
     report = tmp_path / "out" / "r.json"
+    mark = f"EXTPARITY_FAULT_TEST={temp.name}"
     process = subprocess.Popen([*EXTPARITY, "--config", str(project.path), "run", "--case-timeout", "60", "--json", str(report)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "TMPDIR": str(temp)})
+                               env={**os.environ, "TMPDIR": str(temp), "EXTPARITY_FAULT_TEST": temp.name})
     children = interrupt_when(process, ready, signum)
     assert children, "nothing was running to be stopped"
     limit = 15 if phase.startswith("a QuickJS") else 40  # a starting Firefox finishes its launch first
@@ -189,9 +208,10 @@ def test_an_interrupt_stops_every_child_removes_every_temporary_file_and_writes_
     assert last == f"extparity: {word}; every engine was stopped and no report was written"
     assert "Traceback" not in err
     deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in children) and time.monotonic() < deadline:
+    while (marked(mark) or any(alive(pid) for pid in children)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert [pid for pid in children if alive(pid)] == []
+    assert marked(mark) == []
     assert not report.exists()
     assert sorted(p.name for p in temp.iterdir()) == []
 
