@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import report
+from .. import html_report, junit, report, repro
 from ..config import Project
 from ..corpus import Corpus, load_corpus
 from ..engines.driver import Controller
@@ -59,6 +59,38 @@ def check_output(path: str | None) -> Path | None:
     if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise UsageError(f"{path}: not writable")
     return target
+
+
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """The reports made from a JSON result (`run` and `report` share them)."""
+    parser.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (matrix, odd one out, diffs)")
+    parser.add_argument("--junit", metavar="PATH", help="write JUnit XML: one testcase per case and engine")
+    parser.add_argument("--save-failures", metavar="DIR",
+                        help="write each failing case as a corpus of its own, with every engine's verdict")
+
+
+def check_report_outputs(args) -> dict[str, Path | None]:
+    """The report paths, checked before any engine starts."""
+    outputs = {"html": check_output(args.html), "junit": check_output(args.junit), "save_failures": None}
+    if args.save_failures:
+        outputs["save_failures"] = Path(args.save_failures)
+        try:
+            repro.check_folder(outputs["save_failures"])
+        except repro.ReproError as error:
+            raise UsageError(str(error)) from None
+    return outputs
+
+
+def write_reports(document: dict, outputs: dict[str, Path | None]) -> list[str]:
+    """Write the HTML, JUnit and repro reports of ``document``; problems as lines."""
+    errors = [write(outputs["html"], html_report.render(document)) if outputs["html"] else None,
+              write(outputs["junit"], junit.render(document)) if outputs["junit"] else None]
+    if outputs["save_failures"] is not None:
+        try:
+            repro.save_failures(document, outputs["save_failures"])
+        except (OSError, repro.ReproError) as error:
+            errors.append(f"cannot write {outputs['save_failures']}: {getattr(error, 'strerror', None) or error}")
+    return [error for error in errors if error]
 
 
 def write(path: Path | None, text: str) -> str | None:

@@ -7,7 +7,8 @@ import json
 from .. import report
 from ..config import load_project
 from ..runner import select_engines
-from .common import add_corpus_option, add_engine_options, check_output, load, run, stderr, write
+from .common import (add_corpus_option, add_engine_options, add_report_options, check_output, check_report_outputs,
+                     load, run, stderr, write, write_reports)
 
 
 def add_parser(commands) -> None:
@@ -17,6 +18,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    add_report_options(parser)
     parser.set_defaults(handler=main)
 
 
@@ -24,16 +26,19 @@ def main(args) -> int:
     project = load_project(args.config)
     engines = select_engines(project, args.engines)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    reports = check_report_outputs(args)
     corpus, problems = load(args, project)
     for problem in problems:
         stderr(f"corpus: {problem}")
     result = run(project, corpus.cases, engines, args, check_deviation_cases=not args.corpus)
     result.extra_problems += [f"corpus: {p}" for p in problems]
     print(report.summary_table(result))
+    document = report.json_result(result, project, corpus.files, problems, corpus.tags)
     write_errors = [
-        write(outputs["json"], report.dumps(report.json_result(result, project, corpus.files, problems))),
+        write(outputs["json"], report.dumps(document)),
         write(outputs["matrix"], report.matrix_markdown(result)),
         write(outputs["timings"], json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n"),
+        *write_reports(document, reports),
     ]
     failures = report.failure_lines(result) + [e for e in write_errors if e]
     if failures:
