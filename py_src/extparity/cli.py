@@ -14,11 +14,11 @@ import sys
 import threading
 
 from . import __version__
-from .commands import corpus, diff, report, run
+from .commands import compare, corpus, diff, report, run
 from .commands.common import UsageError
 from .config import ConfigError
 
-COMMANDS = (run, report, diff, corpus)
+COMMANDS = (run, report, compare, diff, corpus)
 
 
 class Terminated(BaseException):

@@ -12,6 +12,7 @@ from .. import html_report, junit, report, repro
 from ..config import Project
 from ..corpus import Corpus, load_corpus
 from ..engines.driver import Controller
+from ..progress import Progress
 from ..runner import RunResult, run_parity
 
 
@@ -104,7 +105,13 @@ def write(path: Path | None, text: str) -> str | None:
     return None
 
 
-def run(project: Project, cases, engines: list[str], args, **extra) -> RunResult:
-    """Run parity with the command's limits; on SIGINT/SIGTERM every engine stops first."""
-    return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
-                      jobs=args.jobs, controller=Controller(), log=extra.pop("log", stderr), **extra)
+def run(project: Project, cases, engines: list[str], args, quiet: bool = False, **extra) -> RunResult:
+    """Run parity with the command's limits, progress on stderr (``quiet``: no log lines);
+    on SIGINT/SIGTERM every engine stops first."""
+    bars = Progress(sys.stderr, engines)
+    try:
+        return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
+                          jobs=args.jobs, controller=Controller(), progress=bars.update,
+                          log=(lambda line: None) if quiet else bars.log, **extra)
+    finally:
+        bars.finish()

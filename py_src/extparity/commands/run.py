@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from .. import report
+from .. import compare, report
 from ..config import load_project
 from ..runner import select_engines
+from .compare import load_result, print_changes
 from .common import (add_corpus_option, add_engine_options, add_report_options, check_output, check_report_outputs,
                      load, run, stderr, write, write_reports)
 
@@ -19,6 +20,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     add_report_options(parser)
+    parser.add_argument("--baseline", metavar="OLD.json",
+                        help="list every verdict that changed since this earlier result (see `extparity compare`)")
     parser.set_defaults(handler=main)
 
 
@@ -27,6 +30,7 @@ def main(args) -> int:
     engines = select_engines(project, args.engines)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
     reports = check_report_outputs(args)
+    baseline = load_result(args.baseline) if args.baseline else None
     corpus, problems = load(args, project)
     for problem in problems:
         stderr(f"corpus: {problem}")
@@ -40,6 +44,9 @@ def main(args) -> int:
         write(outputs["timings"], json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n"),
         *write_reports(document, reports),
     ]
+    if baseline is not None:
+        print()
+        print_changes(compare.compare(baseline, document), args.baseline, "this run")
     failures = report.failure_lines(result) + [e for e in write_errors if e]
     if failures:
         stderr("\nFAILED:")
