@@ -19,10 +19,27 @@ JSON_VALUES = st.recursive(
     max_leaves=20)
 
 
+def strings_in(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in strings_in(item)]
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in [key, *strings_in(item)]]
+    return []
+
+
 @given(JSON_VALUES)
 def test_the_layout_keeps_every_byte_of_a_canonical_verdict(value):
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    assert "".join(line.lstrip(" ") for line in verdict_diff.lines(text)) == text
+    lines = verdict_diff.lines(text)
+    assert "".join(line.lstrip(" ") for line in lines) == text
+    for string in strings_in(value):  # a string is never broken across lines
+        assert any(json.dumps(string, ensure_ascii=False) in line for line in lines)
+
+
+def test_structure_inside_strings_is_text():
+    assert verdict_diff.lines('{"a":"x, {[\\"]}","b":[1,2]}') == ['{', '  "a":"x, {[\\"]}",', '  "b":[1,2]', '}']
 
 
 @given(JSON_VALUES, JSON_VALUES)
