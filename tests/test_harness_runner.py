@@ -27,6 +27,7 @@ from extparity import cli
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
 
 from config_files import write_pyproject
+from result_schema import check_result
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = ["src/agent/json-core.js", "src/agent/tool-call-parser.js", "src/agent/argument-repair.js"]
@@ -107,7 +108,7 @@ class Project:
     def run(self, engines: str, json_name: str = "result.json", *extra: str) -> "Outcome":
         out_path = self.root / json_name
         code, out, err = call_cli("--config", self.config, "run", "--engines", engines, "--json", str(out_path), *extra)
-        document = json.loads(out_path.read_text()) if out_path.exists() else None
+        document = check_result(json.loads(out_path.read_text())) if out_path.exists() else None
         return Outcome(code, out, err, document, out_path)
 
     def diff(self, *args: str) -> tuple[int, str, str]:
@@ -200,7 +201,8 @@ def test_clean_copies_report_on_disk_hashes_equal_per_tree_and_loaded_hashes_equ
 def test_the_json_result_lists_the_corpus_and_the_reference_verdicts(clean):
     project, outcome = clean
     assert outcome.json["corpus"] == {"files": ["corpus/parse/basic.jsonl", "corpus/repair/basic.jsonl"],
-                                      "cases": len(ALL_IDS), "problems": []}
+                                      "cases": len(ALL_IDS), "problems": [],
+                                      "tags": {"harness": "written by test_harness_runner"}}
     by_id = {case["id"]: case for case in outcome.json["cases"]}
     assert by_id["parse-tagged"]["group"] == "parse/basic"
     assert by_id["repair-truncated"]["verdict"] == repair_arguments_canonical(REPAIR_INPUTS["repair-truncated"])

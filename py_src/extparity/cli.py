@@ -14,11 +14,11 @@ import sys
 import threading
 
 from . import __version__
-from .commands import corpus, diff, merge, run
+from .commands import compare, corpus, diff, merge, report, run
 from .commands.common import UsageError
 from .config import ConfigError
 
-COMMANDS = (run, diff, corpus, merge)
+COMMANDS = (run, report, compare, diff, corpus, merge)
 
 
 class Terminated(BaseException):

@@ -17,7 +17,7 @@ from typing import Any
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate"}
-ENTRY_KEYS = {"module", "export", "args", "adapter", "expect"}
+ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 RENAMED = {
     "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
@@ -41,6 +41,7 @@ class Entry:
     adapter: Path | None = None  # harness-side JS module that calls the export its own way
     expect_keys: tuple[str, ...] | None = None  # keys an expectation may name (None: any)
     list_items: dict[str, str] = field(default_factory=dict)  # list key -> field a bare string names
+    executes: str | None = None  # the verdict's list of calls that would run (`extparity compare`)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,11 @@ def _entry(name: str, spec, root: Path) -> Entry:
         if arg in ("id", "fn", "expect", "tags", "why"):
             raise ConfigError(f"{where}.args: {arg!r} is a corpus field of its own, not an argument")
     adapter = spec.get("adapter")
+    executes = spec.get("executes")
+    if executes is not None:
+        _typed(executes, str, f"{where}.executes")
+        if keys is not None and executes not in keys:
+            raise ConfigError(f"{where}.executes: {executes!r} is not one of expect.keys ({', '.join(keys)})")
     return Entry(
         name=name,
         module=_require(spec, "module", str, where),
@@ -180,6 +186,7 @@ def _entry(name: str, spec, root: Path) -> Entry:
         adapter=root / _typed(adapter, str, f"{where}.adapter") if adapter else None,
         expect_keys=keys,
         list_items=dict(items),
+        executes=executes,
     )
 
 

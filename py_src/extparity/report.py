@@ -17,9 +17,9 @@ from pathlib import Path
 from . import __version__
 from .config import Project
 from .judge import CRASH, DIVERGES, ERROR, KNOWN, MISSING, PASS, STALE, TIMEOUT, UNEXPECTED
+from .result_doc import SCHEMA
 from .runner import RunResult
 
-SCHEMA = 2
 CELL_MARK = {PASS: "ok", KNOWN: "known", DIVERGES: "DIVERGES", UNEXPECTED: "UNEXPECTED", STALE: "STALE",
              ERROR: "ERROR", TIMEOUT: "TIMEOUT", CRASH: "CRASH", MISSING: "MISSING"}
 GROUP_AT = 4  # this many cells sharing one cause print as one line
@@ -115,16 +115,27 @@ def closing_line(result: RunResult) -> str:
     return text
 
 
-def json_result(result: RunResult, project: Project, corpus_files: list[str], corpus_problems: list[str]) -> dict:
+def json_result(result: RunResult, project: Project, corpus_files: list[str], corpus_problems: list[str],
+                corpus_tags: dict[str, str] | None = None) -> dict:
+    """The result as data, the single source of every other report (`result_doc` reads it).
+
+    Each case carries its corpus line (args, expect, tags, why), so reports and repro files
+    can be made from a saved or merged result without the corpus. Per engine, a verdict is
+    ``divergent[engine]`` if present, else ``verdict`` (the reference's or the majority's),
+    unless the engine is listed in ``without_verdict``."""
     cases = []
     for r in result.results:
         entry = {"id": r.case.id, "fn": r.case.fn, "group": r.case.group, "file": r.case.file,
-                 "line": r.case.line, "args": dict(r.case.fields), "cells": r.cells}
+                 "line": r.case.line, "args": dict(r.case.fields), "expect": r.case.expect,
+                 "tags": list(r.case.tags), "why": r.case.why, "cells": r.cells}
         if r.baseline is not None:
             entry["verdict"] = r.baseline
         divergent = {name: verdict for name, verdict in r.verdicts.items() if verdict != r.baseline}
         if divergent:
             entry["divergent"] = divergent
+        without = [name for name in result.engines if name not in r.verdicts]
+        if without:
+            entry["without_verdict"] = without
         if len(r.groups) > 1:
             entry["groups"] = r.groups
         if r.notes:
@@ -145,7 +156,10 @@ def json_result(result: RunResult, project: Project, corpus_files: list[str], co
         "extparity": __version__,
         "schema": SCHEMA,
         "reference": result.reference,
-        "corpus": {"files": corpus_files, "cases": len(result.results), "problems": corpus_problems},
+        "corpus": {"files": corpus_files, "cases": len(result.results), "problems": corpus_problems,
+                   "tags": dict(sorted((corpus_tags or {}).items()))},
+        "entries": {name: {"args": list(entry.args), "executes": entry.executes, "items": dict(entry.list_items)}
+                    for name, entry in project.entries.items()},
         "summary": summary_rows(result),
         "engines": engines,
         "modules": {"on_disk": result.disk_hashes, "adapters": result.adapters, "problems": result.module_problems},

@@ -16,7 +16,7 @@ import re
 from .report import document_ok, summary_of
 
 SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)\Z")
-SHARED_KEYS = ("extparity", "schema", "reference", "modules", "known_deviation_problems", "problems")
+SHARED_KEYS = ("extparity", "schema", "reference", "entries", "modules", "known_deviation_problems", "problems")
 
 
 class MergeError(Exception):

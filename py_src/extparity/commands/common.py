@@ -9,10 +9,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import report
+from .. import html_report, junit, report, repro
 from ..config import Project
 from ..corpus import Corpus, load_corpus
 from ..engines.driver import Controller
+from ..progress import Progress
 from ..runner import RunResult, run_parity
 
 
@@ -68,6 +69,38 @@ def check_output(path: str | None) -> Path | None:
     return target
 
 
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """The reports made from a JSON result (`run` and `report` share them)."""
+    parser.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (matrix, odd one out, diffs)")
+    parser.add_argument("--junit", metavar="PATH", help="write JUnit XML: one testcase per case and engine")
+    parser.add_argument("--save-failures", metavar="DIR",
+                        help="write each failing case as a corpus of its own, with every engine's verdict")
+
+
+def check_report_outputs(args) -> dict[str, Path | None]:
+    """The report paths, checked before any engine starts."""
+    outputs = {"html": check_output(args.html), "junit": check_output(args.junit), "save_failures": None}
+    if args.save_failures:
+        outputs["save_failures"] = Path(args.save_failures)
+        try:
+            repro.check_folder(outputs["save_failures"])
+        except repro.ReproError as error:
+            raise UsageError(str(error)) from None
+    return outputs
+
+
+def write_reports(document: dict, outputs: dict[str, Path | None]) -> list[str]:
+    """Write the HTML, JUnit and repro reports of ``document``; problems as lines."""
+    errors = [write(outputs["html"], html_report.render(document)) if outputs["html"] else None,
+              write(outputs["junit"], junit.render(document)) if outputs["junit"] else None]
+    if outputs["save_failures"] is not None:
+        try:
+            repro.save_failures(document, outputs["save_failures"])
+        except (OSError, repro.ReproError) as error:
+            errors.append(f"cannot write {outputs['save_failures']}: {getattr(error, 'strerror', None) or error}")
+    return [error for error in errors if error]
+
+
 def write(path: Path | None, text: str) -> str | None:
     """Write a report atomically; a failure is one line for the failure list, not a traceback."""
     if path is None:
@@ -79,7 +112,13 @@ def write(path: Path | None, text: str) -> str | None:
     return None
 
 
-def run(project: Project, cases, engines: list[str], args, **extra) -> RunResult:
-    """Run parity with the command's limits; on SIGINT/SIGTERM every engine stops first."""
-    return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
-                      jobs=args.jobs, controller=Controller(), log=extra.pop("log", stderr), **extra)
+def run(project: Project, cases, engines: list[str], args, quiet: bool = False, **extra) -> RunResult:
+    """Run parity with the command's limits, progress on stderr (``quiet``: no log lines);
+    on SIGINT/SIGTERM every engine stops first."""
+    bars = Progress(sys.stderr, engines)
+    try:
+        return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
+                          jobs=args.jobs, controller=Controller(), progress=bars.update,
+                          log=(lambda line: None) if quiet else bars.log, **extra)
+    finally:
+        bars.finish()

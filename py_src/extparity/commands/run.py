@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
-from .. import report
+from .. import compare, report
 from ..config import load_project
 from ..runner import select_engines
 from ..shards import in_shard, parse_shard
-from .common import UsageError, add_corpus_option, add_engine_options, check_output, load, run, stderr, write
+from .compare import load_result, print_changes
+from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, check_output,
+                     check_report_outputs, load, run, stderr, write, write_reports)
 
 
 def add_parser(commands) -> None:
@@ -20,6 +22,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (a stable partition by case id); "
                         "join the shards' --json results with `extparity merge`")
+    add_report_options(parser)
+    parser.add_argument("--baseline", metavar="OLD.json",
+                        help="list every verdict that changed since this earlier result (see `extparity compare`)")
     parser.set_defaults(handler=main)
 
 
@@ -28,6 +33,8 @@ def main(args) -> int:
     engines = select_engines(project, args.engines)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
     shard = _shard(args.shard)
+    reports = check_report_outputs(args)
+    baseline = load_result(args.baseline) if args.baseline else None
     corpus, problems = load(args, project)
     for problem in problems:
         stderr(f"corpus: {problem}")
@@ -36,11 +43,16 @@ def main(args) -> int:
                  deviation_cases=None if args.corpus else {case.id for case in corpus.cases})
     result.extra_problems += [f"corpus: {p}" for p in problems]
     print(report.summary_table(result))
+    document = report.json_result(result, project, corpus.files, problems, corpus.tags)
     write_errors = [
-        write(outputs["json"], report.dumps(report.json_result(result, project, corpus.files, problems))),
+        write(outputs["json"], report.dumps(document)),
         write(outputs["matrix"], report.matrix_markdown(result)),
         write(outputs["timings"], json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n"),
+        *write_reports(document, reports),
     ]
+    if baseline is not None:
+        print()
+        print_changes(compare.compare(baseline, document), args.baseline, "this run")
     failures = report.failure_lines(result) + [e for e in write_errors if e]
     if failures:
         stderr("\nFAILED:")

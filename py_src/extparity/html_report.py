@@ -1,0 +1,117 @@
+"""The HTML report: one self-contained page a person opens in a browser.
+
+Made from the JSON result alone (so a saved or merged result gives the same page), with every
+byte it needs inside it: the data as JSON in a ``<script type="application/json">`` element,
+the style and the script inline, and a Content-Security-Policy that forbids any request, so
+the page works offline and cannot leak. The script renders only the rows in view (a virtual
+list), so 50,000 cases stay usable.
+
+What is worked out here rather than in the page: which engine is the odd one out, the verdict
+groups of a case, and the aligned diffs (``verdict_diff``, the one diff the CLI and JUnit show
+too). The page filters, groups rows by identical cell vectors (JSONTestSuite's pruned matrix),
+and highlights ``span: [start, end]`` pairs it finds in verdict objects on the case's input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from . import verdict_diff
+from .result_doc import engine_names, judged_against, odd_one_out, verdicts
+
+PAGE_DIR = Path(__file__).resolve().parent / "html"
+CELLS = ("pass", "known", "diverges", "unexpected", "unexpected-pass", "error", "timeout", "crash", "missing")
+MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA)\*/")
+DIFF_OPS = {"same": "=", "changed": "~", "removed": "-", "added": "+"}
+
+
+def page_data(document: dict) -> dict:
+    """What the page's script reads: compact rows for the list, details for the case pane."""
+    engines = engine_names(document)
+    tags = sorted({tag for case in document["cases"] for tag in case.get("tags", ())})
+    files = sorted({case.get("file", "") for case in document["cases"]})
+    tag_index = {tag: i for i, tag in enumerate(tags)}
+    file_index = {name: i for i, name in enumerate(files)}
+    engine_index = {name: i for i, name in enumerate(engines)}
+    rows, details = [], []
+    for case in document["cases"]:
+        odd = odd_one_out(case)
+        rows.append([
+            case["id"],
+            file_index[case.get("file", "")],
+            case.get("line", 0),
+            [tag_index[tag] for tag in case.get("tags", ())],
+            "".join(str(CELLS.index(case["cells"][name])) if name in case["cells"] else "-" for name in engines),
+            engine_index[odd] if odd is not None else -1,
+        ])
+        details.append(_details(document, case, engine_index))
+    return {
+        "engines": engines,
+        "reference": document.get("reference"),
+        "ok": document.get("ok"),
+        "extparity": document.get("extparity"),
+        "cells": CELLS,
+        "tags": tags,
+        "files": files,
+        "rows": rows,
+        "details": details,
+        "engineInfo": {name: document["engines"].get(name, {}) for name in engines},
+        "summary": document.get("summary", []),
+        "modules": document.get("modules", {}),
+        "entries": document.get("entries", {}),
+        "corpus": {key: value for key, value in document.get("corpus", {}).items() if key != "tags"},
+        "problems": (document.get("modules", {}).get("problems", []) + document.get("known_deviation_problems", [])
+                     + document.get("corpus", {}).get("problems", []) + document.get("problems", [])),
+    }
+
+
+def _details(document: dict, case: dict, engine_index: dict[str, int]) -> dict:
+    """A case's pane: its verdicts once per distinct text, and each differing one's diff."""
+    given = verdicts(case)
+    groups: dict[str, list[int]] = {}
+    for name, verdict in given.items():
+        groups.setdefault(verdict, []).append(engine_index[name])
+    texts = list(groups)
+    detail = {
+        "fn": case.get("fn"),
+        "args": case.get("args", {}),
+        "expect": case.get("expect"),
+        "why": case.get("why", ""),
+        "notes": {str(engine_index[name]): notes for name, notes in case.get("notes", {}).items() if name in engine_index},
+        "verdicts": [[members, verdict] for verdict, members in groups.items()],
+        "diffs": {},
+    }
+    against = judged_against(document, case)
+    if against is not None:
+        label, reference_verdict = against
+        detail["against"] = [label, texts.index(reference_verdict)]
+        for index, verdict in enumerate(texts):
+            if verdict != reference_verdict:
+                rows = verdict_diff.aligned(reference_verdict, verdict)
+                detail["diffs"][str(index)] = [[DIFF_OPS[row.op], row.left] if row.op == "same"
+                                               else [DIFF_OPS[row.op], row.left, row.right] for row in rows]
+    return detail
+
+
+def _embedded(data: dict) -> str:
+    """JSON that cannot end its <script> element early: every '<', '>' and '&' escaped."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render(document: dict, title: str = "extparity report") -> str:
+    page = (PAGE_DIR / "report.html").read_text(encoding="utf-8")
+    parts = {
+        "/*TITLE*/": _escape_html(title),
+        "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8"),
+        "/*SCRIPT*/": (PAGE_DIR / "report.js").read_text(encoding="utf-8"),
+        "/*DATA*/": _embedded(page_data(document)),
+    }
+    # One pass over the template: text put in (a title, the data) is never searched again.
+    return MARKERS.sub(lambda match: parts[match.group(0)], page)
+
+
+def _escape_html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
