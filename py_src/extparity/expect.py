@@ -48,18 +48,17 @@ def _list_mismatches(key: str, item_key: str, wanted: list, actual: Any) -> list
 
 
 def _same(a: Any, b: Any) -> bool:
-    """JSON equality: types kept apart (true is not 1), numbers by value (1 equals 1.0)."""
-    return json.dumps(_normalize(a), sort_keys=True) == json.dumps(_normalize(b), sort_keys=True)
-
-
-def _normalize(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_normalize(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _normalize(item) for key, item in value.items()}
-    return value
+    """JSON equality: types kept apart (true is not 1), numbers by value (1 equals 1.0), objects
+    without regard to key order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    return type(a) is type(b) and a == b
 
 
 def _show(value: Any) -> str:

@@ -111,6 +111,7 @@ def judge_case(case: Case, runs: Mapping[str, EngineRun], reference: str | None,
         result.baseline, against = ordered[0][0], f"differs from the majority ({', '.join(ordered[0][1])})"
     else:
         against = "no majority: " + " | ".join(", ".join(names) for names in result.groups)
+    checked: dict[str, list[str]] = {}
     for name, run in runs.items():
         notes: list[str] = []
         if case.id in run.failures:
@@ -124,7 +125,10 @@ def judge_case(case: Case, runs: Mapping[str, EngineRun], reference: str | None,
         elif case.expect == PARITY_ONLY:
             cell = PASS
         else:
-            notes = expect.mismatches(entry.list_items, case.expect, result.verdicts[name])
+            verdict = result.verdicts[name]
+            if verdict not in checked:  # engines that agree share one verdict text: check it once
+                checked[verdict] = expect.mismatches(entry.list_items, case.expect, verdict)
+            notes = list(checked[verdict])
             cell = UNEXPECTED if notes else PASS
         if known and name in known.engines:
             cell = KNOWN if cell != PASS else STALE

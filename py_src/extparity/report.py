@@ -172,7 +172,18 @@ def json_result(result: RunResult, project: Project, corpus_files: list[str], co
 
 
 def dumps(document: dict) -> str:
-    return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
+    """The JSON result as text: indented, except that each case is one line. Deterministic (keys
+    sorted, ASCII only), readable with grep and diff, and fast: cases go through the C encoder,
+    only the small rest through the pure-Python indenting one."""
+    parts = []
+    for key in sorted(document):
+        if key == "cases":
+            lines = [json.dumps(case, sort_keys=True, ensure_ascii=True, separators=(", ", ": ")) for case in document[key]]
+            text = "[\n  " + ",\n  ".join(lines) + "\n ]" if lines else "[]"
+        else:
+            text = json.dumps(document[key], indent=1, sort_keys=True, ensure_ascii=True).replace("\n", "\n ")
+        parts.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def write_atomic(path: Path, text: str) -> None:
