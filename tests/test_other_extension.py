@@ -129,7 +129,9 @@ def test_without_a_reference_the_odd_engine_out_is_named_against_the_majority(tm
 def test_renamed_trees_and_engines_keep_the_bundled_suite_green(tmp_path):
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
     table["corpus"] = [str(ROOT / "fixtures")]
-    table["known_deviations"] = str(ROOT / "fixtures/known-deviations.json")
+    # The bundled known deviations are all on the message path (engines named *-background), and
+    # without the gate table no engine here takes that path: none of them may deviate.
+    del table["known_deviations"], table["gate"]
     table["trees"] = {"cr": str(ROOT / "extension/chrome"), "fx": str(ROOT / "extension/firefox")}
     table["reference"] = "ref"
     table["engines"] = {
