@@ -52,6 +52,7 @@ class RunResult:
     module_problems: list[str]
     disk_hashes: dict[str, dict[str, str]]  # module -> tree -> sha256 ("missing" where absent)
     background_hashes: dict[str, dict[str, str]]  # tree -> script the background loads -> sha256
+    background_problems: list[str]  # message-path engines that loaded other scripts than the background's
     adapters: dict[str, dict[str, str]]  # entry -> {"path", "sha256"}
     deviation_problems: list[str]
     wall_s: float = 0.0
@@ -59,7 +60,7 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.module_problems or self.deviation_problems or self.extra_problems
+        return bool(self.module_problems or self.background_problems or self.deviation_problems or self.extra_problems
                     or any(run.status != "ok" for run in self.runs.values())
                     or any(result.failed for result in self.results)
                     or not self.results)
@@ -198,8 +199,9 @@ def run_parity(
         pool.shutdown(wait=True, cancel_futures=True)
     runs = {name: runs[name] for name in engine_names}
     hashes, link_problems = disk_hashes(project)
-    message_trees = sorted({project.engines[name].tree for name in engine_names if project.engines[name].via == "message"})
-    background, background_problems = background_hashes(project, message_trees)
+    via_message = {name: runs[name] for name in engine_names if project.engines[name].via == "message"}
+    via_modules = {name: run for name, run in runs.items() if name not in via_message}
+    background, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
     deviations, deviation_problems = load_deviations(
         project.known_deviations, project.engines, {c.id for c in cases} if check_deviation_cases else None,
         selected=engine_names)
@@ -209,9 +211,10 @@ def run_parity(
         reference=reference,
         runs=runs,
         results=judge(cases, runs, reference, project.entries, deviations),
-        module_problems=link_problems + background_problems + module_problems(project, hashes, runs, background),
+        module_problems=link_problems + module_problems(project, hashes, via_modules),
         disk_hashes=hashes,
         background_hashes=background,
+        background_problems=background_problems + module_problems(project, {}, via_message, background),
         adapters=adapter_hashes(project),
         deviation_problems=deviation_problems,
         wall_s=time.perf_counter() - started,
