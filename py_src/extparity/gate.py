@@ -276,6 +276,9 @@ def background_check(tested: Project, result: RunResult, browsers: dict[str, set
                             f"that the other does not")
     scripts = sorted(next(iter(closures.values()), set()))
     loaders = [n for n, s in tested.engines.items() if s.via == "message" and result.runs[n].module_hashes]
+    if not loaders:
+        problems.append("no browser reported the scripts its background loaded (no engine went through the "
+                        "background: see entry points)")
     return check("background", problems,
                  f"{' and '.join(names)} backgrounds load the same {len(scripts)} scripts ({', '.join(scripts)}), "
                  f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes")
@@ -286,8 +289,8 @@ def parity_check(result: RunResult) -> Check:
 
 
 def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> Check:
-    where = tested.relative(tested.known_deviations) if tested.known_deviations else "known deviations"
-    problems = [f"{where}: {p}" for p in result.deviation_problems]
+    where = tested.relative(tested.known_deviations) if tested.known_deviations else "no file"
+    problems = list(result.deviation_problems)  # each names the file and the entry
     stale = [(r.case.id, [name for name, cell in r.cells.items() if cell == STALE])
              for r in result.results if STALE in r.cells.values()]
     if not allow_stale:

@@ -125,7 +125,11 @@ def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: d
             problems.append(f"{module}: twins differ on disk ({shown})")
     for name, run in runs.items():
         tree = project.engines[name].tree
-        if tree is None or not run.module_hashes:
+        if tree is None:
+            continue
+        if not run.module_hashes:
+            if run.verdicts:  # verdicts from bytes nobody hashed prove nothing about the tree
+                problems.append(f"{name}: gave verdicts but reported no hashes of the {tree} tree's modules it loaded")
             continue
         on_disk = expected_hashes(project, name, hashes, background or {})
         what = "its background" if project.engines[name].via == "message" else "the"
