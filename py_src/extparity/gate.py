@@ -289,7 +289,7 @@ def parity_check(result: RunResult) -> Check:
 
 
 def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> Check:
-    where = tested.relative(tested.known_deviations) if tested.known_deviations else "no file"
+    where = tested.relative(tested.known_deviations) if tested.known_deviations else None
     problems = list(result.deviation_problems)  # each names the file and the entry
     stale = [(r.case.id, [name for name, cell in r.cells.items() if cell == STALE])
              for r in result.results if STALE in r.cells.values()]
@@ -298,7 +298,8 @@ def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> C
                      f"(or pass --allow-stale)" for case, engines in stale]
     known_cases = sum(KNOWN in r.cells.values() for r in result.results)
     known_cells = sum(cell == KNOWN for r in result.results for cell in r.cells.values())
-    line = f"{known_cases} cases ({known_cells} cells) are known deviations in {where}, each with a reason and a link"
+    line = f"{known_cases} cases ({known_cells} cells) are known deviations" + (
+        f" in {where}, each with a reason and a link" if where else " (no known_deviations file configured)")
     if stale:
         line += f"; {len(stale)} stale entries allowed by --allow-stale ({', '.join(case for case, _ in stale)})"
     return check("known deviations", problems, line)
