@@ -340,3 +340,35 @@ def test_a_malformed_gate_table_exits_2_naming_the_key(tmp_path, change, words):
     with redirect_stdout(io.StringIO()), redirect_stderr(err):
         code = cli.main(["--config", str(config), "gate"])
     assert code == 2 and words in err.getvalue(), err.getvalue()
+
+
+# ------------------------------------------------------------------ web-ext's report, judged
+
+def lint_report(*warnings: str, errors: tuple[str, ...] = ()) -> dict:
+    return {"summary": {"errors": len(errors), "warnings": len(warnings), "notices": 0},
+            "errors": [{"code": c, "file": "manifest.json", "message": c.lower()} for c in errors],
+            "warnings": [{"code": c, "file": "manifest.json", "message": c.lower()} for c in warnings], "notices": []}
+
+
+@pytest.mark.parametrize(("found", "allow", "ok", "line"), [
+    (lint_report(), (), True, "0 errors, 0 warnings, 0 notices"),
+    (lint_report("MISSING_DATA_COLLECTION_PERMISSIONS"), ("MISSING_DATA_COLLECTION_PERMISSIONS",), True,
+     "0 errors, 1 warnings, 0 notices; accepted by config: MISSING_DATA_COLLECTION_PERMISSIONS"),
+    (lint_report("UNSAFE_VAR_ASSIGNMENT"), (), False, "warning UNSAFE_VAR_ASSIGNMENT (manifest.json): unsafe_var_assignment"),
+    (lint_report(errors=("ADDON_ID_REQUIRED",)), ("ADDON_ID_REQUIRED",), False,
+     "error ADDON_ID_REQUIRED (manifest.json): addon_id_required (and 1 more)"),
+    (lint_report(), ("MISSING_DATA_COLLECTION_PERMISSIONS",), False,
+     "allowed warning MISSING_DATA_COLLECTION_PERMISSIONS no longer occurs: remove it from [tool.extparity.gate].web_ext.allow"),
+])
+def test_web_ext_errors_always_fail_and_warnings_unless_accepted_while_they_still_occur(found, allow, ok, line):
+    from extparity.weblint import judge
+
+    result = judge(found, allow)
+    assert (result.ok, result.line) == (ok, line)
+
+
+def test_a_web_ext_that_is_not_installed_fails_instead_of_skipping(tmp_path):
+    from extparity.weblint import Lint
+
+    result = Lint(str(tmp_path / "no-web-ext"), tmp_path, ()).result()
+    assert not result.ok and result.line.startswith(f"web-ext not found ({tmp_path / 'no-web-ext'})")
