@@ -284,7 +284,9 @@ def test_a_background_that_throws_bad_deviation_entries_and_too_few_cases_fail(t
 # ------------------------------------------------------------------ attacks: no cases; a drifted byte; a version; a changed artifact
 
 def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact_fail(tmp_path):
-    copy = Copy(tmp_path, corpus="empty")
+    copy = Copy(tmp_path, corpus="empty", glue=["inspector.html", "gone.js"])
+    copy.edit("inspector.html", "<title>Tool Call Inspector</title>", "<title>Tool Call Inspector (Chrome)</title>",
+              trees=["chrome"])  # declared glue: allowed to differ
     css = copy.tree("firefox") / "inspector.css"
     css.write_bytes(css.read_bytes().replace(b"{", b"{ ", 1))
     copy.edit_json(copy.root / "extension" / "package.json", lambda p: p.update(version="0.1.1"))
@@ -303,7 +305,9 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity"}
     assert outcome.reason("corpus") == "no cases: a gate on zero cases proves nothing"
     first = css.read_bytes().index(b"{ ")
-    assert outcome.reason("trees") == f"inspector.css: differs between chrome and firefox (first at byte {first + 1})"
+    assert outcome.reason("trees") == f"inspector.css: differs between chrome and firefox (first at byte {first + 1}) (and 1 more)"
+    assert outcome.json["gate"]["checks"][CHECKS.index("trees")]["problems"][1] == \
+        "glue gone.js: in no tree ([tool.extparity.gate].glue)"
     assert outcome.reason("release") == (
         "versions disagree: extension/chrome/manifest.json=0.1.0, extension/firefox/manifest.json=0.1.0, "
         "extension/package.json=0.1.1, extension/CHANGELOG.md=0.1.0")
