@@ -74,7 +74,7 @@ class GateConfig:
     minimum_cases: dict[str, int] = field(default_factory=dict)  # entry -> fewest cases that prove something
     dist: Path | None = None  # where the packed artifacts are written
     messages: dict[str, Path] = field(default_factory=dict)  # entry -> message adapter
-    web_ext: str | None = None  # Mozilla's web-ext command; None: the gate runs no web-ext lint
+    web_ext: str | None = None  # Mozilla's web-ext command; None: `web-ext` on PATH
     web_ext_allow: tuple[str, ...] = ()  # web-ext warning codes accepted on purpose
 
 
