@@ -317,6 +317,16 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     assert "all 0 cases agree" not in outcome.out
 
 
+def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tmp_path):
+    outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"entry points", "background"}
+    assert outcome.reason("entry points") == ("no engine goes through the extension's background: configure browser "
+                                              "engines and [tool.extparity.gate].messages")
+    assert outcome.reason("background").startswith("no browser reported the scripts its background loaded")
+    assert "web-ext lint" not in outcome.lines  # no Firefox tree in this config
+
+
 # ------------------------------------------------------------------ usage and config errors: exit 2 before anything runs
 
 def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_path):

@@ -231,7 +231,10 @@ def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, s
     problems = [f"tree {tree}: no engine reaches its background (configure [tool.extparity.gate].messages)"
                 for tree, kinds in browsers.items()
                 if kinds and not any(tested.engines[name].tree == tree for name in messengers)]
-    if not result.results:
+    if not messengers:
+        problems.append("no engine goes through the extension's background: configure browser engines "
+                        "and [tool.extparity.gate].messages")
+    elif not result.results:
         problems.append("no case went through the backgrounds' message paths (no cases)")
     for name in messengers:
         run = result.runs[name]
