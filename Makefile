@@ -1,8 +1,12 @@
-# The README's two commands: `make parity` (set up, run the full parity suite) and `make test`.
+# The README's commands: `make parity` (set up, run the full parity suite), `make gate` (set up,
+# run the release gate) and `make test`.
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# Mozilla's web-ext (npm), for the gate's `web-ext lint`, kept inside the project.
+TOOLS := .tools
+WEB_EXT := $(TOOLS)/node_modules/.bin/web-ext
 
-.PHONY: setup browsers parity test
+.PHONY: setup browsers node parity gate test
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -10,15 +14,28 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,engines]'
 	touch $@
 
-setup: $(VENV)/.installed browsers
+setup: $(VENV)/.installed browsers $(WEB_EXT)
 
 # Debian's browsers: Playwright cannot download its own builds on these machines.
 browsers:
 	@command -v chromium >/dev/null && command -v firefox-esr >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium firefox-esr)
 
+node:
+	@command -v npm >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
+
+# web-ext 10 and its dependencies need Node.js 20 or later (Debian 12's own nodejs is 18).
+$(WEB_EXT): | node
+	@node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' || \
+	  (echo "web-ext needs Node.js 20 or later; found $$(node --version) (Debian 12 ships 18: install 20 from NodeSource or Debian 13)" >&2; exit 1)
+	npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error web-ext@10.7.0
+
 parity: setup
 	$(VENV)/bin/extparity run --json out/parity.json
+
+gate: setup
+	$(VENV)/bin/extparity gate --json out/gate.json
 
 test: setup
 	$(PY) -m pytest

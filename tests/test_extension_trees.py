@@ -1,7 +1,9 @@
 """The Chrome and Firefox extension trees stay identical, valid for their browser, and on one version.
 
-The first three tests check the real trees. The rest copy the trees to a temporary folder, break
-one thing, and assert that the matching check reports it: a check that cannot fail proves nothing.
+The first three tests check the real trees with the same generic checks `extparity gate` runs
+(trees by name, browser rules by the engine kind that loads each tree). The rest copy the trees
+to a temporary folder, break one thing, and assert that the matching check reports it: a check
+that cannot fail proves nothing.
 """
 
 from __future__ import annotations
@@ -17,27 +19,44 @@ ROOT = Path(__file__).resolve().parents[1]
 EXTENSION = ROOT / "extension"
 
 try:
-    from extparity import tree_checks
+    from extparity import release, tree_checks
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT / "py_src"))
-    from extparity import tree_checks
+    from extparity import release, tree_checks
 
+BROWSERS = ("chrome", "firefox")
+LOADED_BY = {"chrome": ["chromium"], "firefox": ["firefox"]}  # tree -> engine kinds, as the config binds them
 # Files besides manifest.json that may differ between the trees. Empty on purpose:
 # background.js picks `browser` or `chrome` at run time, so it is identical too.
 BROWSER_GLUE: frozenset[str] = frozenset()
 
 
+def trees(ext: Path) -> dict[str, Path]:
+    return {browser: ext / browser for browser in BROWSERS}
+
+
+def versions(ext: Path) -> dict[str, str | None]:
+    return release.declared_versions({"chrome/manifest.json": ext / "chrome" / "manifest.json",
+                                      "firefox/manifest.json": ext / "firefox" / "manifest.json",
+                                      "package.json": ext / "package.json", "CHANGELOG.md": ext / "CHANGELOG.md"})
+
+
+def check_all(ext: Path) -> list[str]:
+    return (tree_checks.compare_trees(trees(ext), BROWSER_GLUE) + tree_checks.check_manifests(trees(ext), LOADED_BY)
+            + release.check_versions(versions(ext)))
+
+
 def test_trees_are_identical_except_manifests():
-    assert tree_checks.check_identical_trees(EXTENSION, BROWSER_GLUE) == []
+    assert tree_checks.compare_trees(trees(EXTENSION), BROWSER_GLUE) == []
 
 
 def test_manifests_are_valid_for_their_browser():
-    assert tree_checks.check_manifests(EXTENSION) == []
+    assert tree_checks.check_manifests(trees(EXTENSION), LOADED_BY) == []
 
 
 def test_one_version_everywhere():
-    assert tree_checks.check_versions(EXTENSION) == []
-    assert len(set(tree_checks.declared_versions(EXTENSION).values())) == 1
+    assert release.check_versions(versions(EXTENSION)) == []
+    assert len(set(versions(EXTENSION).values())) == 1
 
 
 # --- each check fails on a mutated copy ---------------------------------------------------
@@ -48,7 +67,7 @@ def ext(tmp_path: Path) -> Path:
     """A throwaway copy of extension/ that a test may break; it must start out clean."""
     copy = tmp_path / "extension"
     shutil.copytree(EXTENSION, copy)
-    if problems := tree_checks.check_all(copy, BROWSER_GLUE):
+    if problems := check_all(copy):
         # The three real-tree tests above already fail on these; twenty copies add only noise.
         pytest.skip(f"extension/ itself fails the checks: {problems}")
     return copy
@@ -65,8 +84,8 @@ def test_flipped_byte_is_reported(ext: Path):
     data = bytearray(target.read_bytes())
     data[100] ^= 0x01
     target.write_bytes(bytes(data))
-    assert tree_checks.check_identical_trees(ext, BROWSER_GLUE) == [
-        "inspector.js: differs between chrome/ and firefox/ (first at byte 100)"
+    assert tree_checks.compare_trees(trees(ext), BROWSER_GLUE) == [
+        "inspector.js: differs between chrome and firefox (first at byte 100)"
     ]
 
 
@@ -74,27 +93,36 @@ def test_file_in_one_tree_only_is_reported(ext: Path):
     (ext / "chrome" / "inspector.css").unlink()
     (ext / "firefox" / "src" / "agent").mkdir(parents=True, exist_ok=True)
     (ext / "firefox" / "src" / "agent" / "extra.js").write_text("export {};\n")
-    assert tree_checks.check_identical_trees(ext, BROWSER_GLUE) == [
-        "inspector.css: only in firefox/",
-        "src/agent/extra.js: only in firefox/",
+    assert tree_checks.compare_trees(trees(ext), BROWSER_GLUE) == [
+        "inspector.css: only in firefox",
+        "src/agent/extra.js: only in firefox",
     ]
 
 
 def test_listed_glue_may_differ(ext: Path):
     (ext / "chrome" / "background.js").write_text("// chrome-only glue\n")
-    assert tree_checks.check_identical_trees(ext, {"background.js"}) == []
-    assert tree_checks.check_identical_trees(ext, BROWSER_GLUE) != []
+    assert tree_checks.compare_trees(trees(ext), {"background.js"}) == []
+    assert tree_checks.compare_trees(trees(ext), BROWSER_GLUE) != []
+
+
+def test_any_number_of_trees_by_any_names(ext: Path):
+    third = ext / "edge"
+    shutil.copytree(ext / "chrome", third)
+    (third / "inspector.css").write_text("edge\n")
+    assert tree_checks.compare_trees({"chrome": ext / "chrome", "firefox": ext / "firefox", "edge": third}) == [
+        "inspector.css: differs between chrome and edge (first at byte 0)"
+    ]
 
 
 @pytest.mark.parametrize(
     ("browser", "change", "expected"),
     [
         ("chrome", lambda m: m.update(manifest_version=2), "chrome/manifest.json: manifest_version is 2, not 3"),
+        ("firefox", lambda m: m.update(manifest_version=4), "firefox/manifest.json: manifest_version is 4, not 2 or 3"),
         ("chrome", lambda m: m["background"].update(scripts=["background.js"]), "background.scripts is present"),
         ("chrome", lambda m: m["background"].pop("service_worker"), "background.service_worker is missing"),
         ("chrome", lambda m: m["background"].pop("type"), 'background.type is not "module"'),
         ("firefox", lambda m: m["background"].pop("scripts"), "background.scripts is missing"),
-        ("firefox", lambda m: m["background"].update(service_worker="background.js"), "service_worker is present"),
         ("firefox", lambda m: m.pop("browser_specific_settings"), "gecko.id is missing"),
         ("firefox", lambda m: m["action"].update(default_popup="popup.html"), "references 'popup.html'"),
         ("chrome", lambda m: m.update(icons={"48": "icons/48.png"}), "references 'icons/48.png'"),
@@ -103,19 +131,19 @@ def test_listed_glue_may_differ(ext: Path):
 )
 def test_bad_manifest_is_reported(ext: Path, browser, change, expected):
     edit_json(ext / browser / "manifest.json", change)
-    problems = tree_checks.check_manifests(ext)
+    problems = tree_checks.check_manifests(trees(ext), LOADED_BY)
     assert any(expected in p and p.startswith(f"{browser}/") for p in problems), problems
 
 
 def test_unparsable_manifest_is_reported(ext: Path):
     (ext / "firefox" / "manifest.json").write_text("{", encoding="utf-8")
-    assert tree_checks.check_manifests(ext)[0].startswith("firefox/manifest.json: not valid JSON")
+    assert tree_checks.check_manifests(trees(ext), LOADED_BY)[0].startswith("firefox/manifest.json: not valid JSON")
 
 
 def test_missing_referenced_file_is_reported(ext: Path):
-    for browser in tree_checks.BROWSERS:
+    for browser in BROWSERS:
         (ext / browser / "background.js").unlink()
-    problems = tree_checks.check_manifests(ext)
+    problems = tree_checks.check_manifests(trees(ext), LOADED_BY)
     assert problems == [
         "chrome/manifest.json: references 'background.js', which does not exist",
         "firefox/manifest.json: references 'background.js', which does not exist",
@@ -125,7 +153,7 @@ def test_missing_referenced_file_is_reported(ext: Path):
 @pytest.mark.parametrize("source", ["chrome/manifest.json", "firefox/manifest.json", "package.json"])
 def test_version_mismatch_is_reported(ext: Path, source):
     edit_json(ext / source, lambda data: data.update(version="9.9.9"))
-    problems = tree_checks.check_versions(ext)
+    problems = release.check_versions(versions(ext))
     assert len(problems) == 1 and problems[0].startswith("versions disagree:")
     assert f"{source}=9.9.9" in problems[0]
 
@@ -135,10 +163,38 @@ def test_newest_changelog_heading_is_the_one_compared(ext: Path):
     text = changelog.read_text(encoding="utf-8")
     first = text.index("\n## ")
     changelog.write_text(text[:first] + "\n## [9.9.9] - 2027-01-01\n\n- Later.\n" + text[first:], encoding="utf-8")
-    problems = tree_checks.check_versions(ext)
+    problems = release.check_versions(versions(ext))
     assert len(problems) == 1 and "CHANGELOG.md=9.9.9" in problems[0]
 
 
 def test_missing_version_is_reported(ext: Path):
     (ext / "package.json").unlink()
-    assert "package.json: no version found" in tree_checks.check_versions(ext)
+    assert "package.json: no version found" in release.check_versions(versions(ext))
+
+
+def test_a_page_that_loads_a_missing_script_is_reported(ext: Path):
+    page = ext / "chrome" / "inspector.html"
+    page.write_text(page.read_text().replace('src="inspector.js"', 'src="gone.js"'))
+    assert "chrome/inspector.html: references 'gone.js', which does not exist" in \
+        tree_checks.check_manifests(trees(ext), LOADED_BY)
+
+
+def test_manifests_may_differ_only_in_the_allowed_keys(ext: Path):
+    manifests = {b: tree_checks.load_manifest(b, ext / b)[0] for b in BROWSERS}
+    assert tree_checks.compare_manifests(manifests, ["background", "browser_specific_settings"]) == []
+    assert tree_checks.compare_manifests(manifests, ["background"]) == [
+        "manifest.json key 'browser_specific_settings' is only in firefox"]
+    manifests["firefox"]["version"] = "0.1.1"
+    assert tree_checks.compare_manifests(manifests, ["background", "browser_specific_settings"]) == [
+        "manifest.json key 'version' differs: chrome=\"0.1.0\", firefox=\"0.1.1\""]
+
+
+def test_what_each_manifest_reaches_and_what_each_background_loads():
+    for browser in BROWSERS:
+        manifest, _ = tree_checks.load_manifest(browser, EXTENSION / browser)
+        reached, problems = tree_checks.reachable_files(EXTENSION / browser, manifest)
+        assert problems == []
+        assert reached == ["background.js", "inspector.css", "inspector.html", "inspector.js",
+                           "src/agent/argument-repair.js", "src/agent/json-core.js", "src/agent/tool-call-parser.js"]
+        assert sorted(tree_checks.background_closure(EXTENSION / browser, manifest)) == [
+            "background.js", "src/agent/argument-repair.js", "src/agent/json-core.js", "src/agent/tool-call-parser.js"]

@@ -464,6 +464,26 @@ def test_diff_differs_when_the_twins_differ_even_if_the_verdicts_agree(flipped):
     assert out.strip().endswith("verdicts DIFFER")
 
 
+@pytest.mark.parametrize("broken", ["an engine that does not start", "a case that throws"])
+def test_diff_without_a_verdict_from_every_engine_is_incomplete_and_fails(tmp_path, broken):
+    if broken == "an engine that does not start":
+        project, engines, missing = Project(tmp_path, browsers={"firefox": "/nonexistent/firefox"}), "python,quickjs-chrome,firefox", "firefox"
+        shown = "= python: ", "<crashed: browser not found: /nonexistent/firefox>"
+    else:  # the same throw in both twins, so the trees stay identical
+        project, engines, missing = Project(tmp_path), QJS, "quickjs-chrome, quickjs-firefox"
+        throws = (f"export function parseToolCallsCanonical(text, allowed) {{\n"
+                  f"  if (text === {json.dumps(DIFF_TEXT)}) throw new Error(\"thrown\");")
+        for tree in ("chrome", "firefox"):
+            path = project.module(tree)
+            path.write_text(path.read_text().replace("export function parseToolCallsCanonical(text, allowed) {", throws))
+        shown = "= python: ", "<error: Error: thrown>"
+    code, out, _ = project.diff("--text", DIFF_TEXT, "--allowed", "click", "--engines", engines)
+    assert code == 1
+    assert out.strip().splitlines()[-1] == f"verdicts INCOMPLETE: no verdict from {missing}"
+    assert "verdicts agree" not in out and "verdicts DIFFER" not in out
+    assert out.startswith(shown[0]) and shown[1] in out
+
+
 # ------------------------------------------------------------------ (i) usage and config errors
 
 @pytest.mark.parametrize("command", [["run"], ["diff", "--text", "x"]])

@@ -18,7 +18,7 @@ from extparity.corpus import PARITY_ONLY, load_corpus
 from extparity.engines.driver import run_engine
 from extparity.engines.registry import build_engine
 from extparity.judge import load_deviations
-from extparity.runner import disk_hashes
+from extparity.runner import background_hashes, disk_hashes, expected_hashes
 
 PROJECT = load_project()
 CORPUS = load_corpus(PROJECT.corpus, PROJECT.entries, base=PROJECT.root)
@@ -77,11 +77,11 @@ def test_engine_ran_every_case(engine, engine_run):
 
 
 def test_modules_loaded_are_the_bytes_on_disk(tree_engine, engine_run):
-    tree = PROJECT.engines[tree_engine].tree
+    """Through modules: the modules the entries reach; through messages: what the background loads."""
     hashes, problems = disk_hashes(PROJECT)
-    assert problems == []
-    on_disk = {module: by_tree[tree] for module, by_tree in hashes.items()}
-    assert engine_run(tree_engine).module_hashes == on_disk
+    background, background_problems = background_hashes(PROJECT, list(PROJECT.trees))
+    assert problems == background_problems == []
+    assert engine_run(tree_engine).module_hashes == expected_hashes(PROJECT, tree_engine, hashes, background)
 
 
 def test_case(engine, case, engine_run, request):

@@ -1,8 +1,9 @@
-"""`extparity`: run the parity suite, lint and count the corpus, diff inputs across engines.
+"""`extparity`: run the parity suite, gate a release, diff inputs across engines, lint and count the corpus.
 
-Exit codes: 0 everything agreed and met expectations; 1 a divergence, an unmet expectation, a
-module problem, a failed engine or a bad corpus line; 2 the command line or config is wrong;
-130 / 143 interrupted by SIGINT / SIGTERM (every engine stopped, no report half-written).
+Exit codes: 0 everything agreed and met expectations (for `gate`: every check passed); 1 a
+divergence, an unmet expectation, a module problem, a failed engine, a bad corpus line or a
+failed gate check; 2 the command line or config is wrong; 130 / 143 interrupted by SIGINT /
+SIGTERM (every engine stopped, no report half-written).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import sys
 import threading
 
 from . import __version__
-from .commands import compare, corpus, diff, merge, report, run
+from .commands import compare, corpus, diff, gate, merge, report, run
 from .commands.common import UsageError
 from .config import ConfigError
 
-COMMANDS = (run, report, compare, diff, corpus, merge)
+COMMANDS = (run, gate, report, compare, diff, corpus, merge)
 
 
 class Terminated(BaseException):

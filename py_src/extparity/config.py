@@ -1,10 +1,10 @@
 """The `[tool.extparity]` table: everything the harness knows about its subject.
 
 Trees, entries (the functions cases call, with their arguments and optional adapters), engines
-(kinds bound to trees and options), the corpus and the known deviations all come from here,
-so another extension team points the harness at their own trees by writing one table. Paths
-are relative to the file that holds the table. Unknown keys are errors: a typo must not turn
-into a default.
+(kinds bound to trees and options), the corpus, the known deviations and the release gate's
+settings all come from here, so another extension team points the harness at their own trees
+by writing one table. Paths are relative to the file that holds the table. Unknown keys are
+errors: a typo must not turn into a default.
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
+GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext"}
+RELEASE_KEYS = {"package_json", "changelog"}
+WEB_EXT_KEYS = {"command", "allow"}
+BROWSER_KINDS = ("chromium", "firefox")  # kinds that load a tree as an extension and can message it
+MESSAGE_SUFFIX = "-background"
 RENAMED = {
     "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
     "browsers": "browser executables are engine options: [tool.extparity.engines.NAME] executable = ...",
@@ -51,6 +56,28 @@ class EngineSpec:
     tree: str | None
     options: dict[str, Any]
 
+    @property
+    def via(self) -> str:
+        """How a browser engine reaches the subject: "module" imports the entry modules in the
+        extension's origin; "message" asks the extension's own background through
+        ``runtime.sendMessage``, the path its users' code takes."""
+        return self.options.get("via", "module")
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """``[tool.extparity.gate]``: what the release gate may let differ, and where releases live."""
+
+    glue: tuple[str, ...] = ()  # tree-relative files allowed to differ between trees
+    manifest_keys: tuple[str, ...] = ()  # top-level manifest keys allowed to differ
+    package_json: Path | None = None  # release metadata that must state the manifests' version
+    changelog: Path | None = None
+    minimum_cases: dict[str, int] = field(default_factory=dict)  # entry -> fewest cases that prove something
+    dist: Path | None = None  # where the packed artifacts are written
+    messages: dict[str, Path] = field(default_factory=dict)  # entry -> message adapter
+    web_ext: str | None = None  # Mozilla's web-ext command; None: `web-ext` on PATH
+    web_ext_allow: tuple[str, ...] = ()  # web-ext warning codes accepted on purpose
+
 
 @dataclass(frozen=True)
 class Project:
@@ -62,7 +89,7 @@ class Project:
     reference: str | None  # the engine whose verdict defines "right", if any
     corpus: tuple[Path, ...]
     known_deviations: Path | None
-    gate: dict[str, Any]
+    gate: GateConfig
 
     def relative(self, path: Path | str) -> str:
         """A path as reports show it: relative to the project where possible."""
@@ -137,7 +164,13 @@ def load_project(pyproject: Path | str | None = None) -> Project:
     entries = {name: _entry(name, spec, root) for name, spec in _require(table, "entries", dict, where).items()}
     if not entries:
         raise ConfigError(f"{where}.entries: declare at least one entry")
-    engines = _engines(table.get("engines"), trees, entries)
+    gate = _gate(table.get("gate", {}), root, entries)
+    engines = _with_message_twins(_engines(table.get("engines"), trees, entries), gate)
+    if any(spec.via == "message" for spec in engines.values()):
+        missing = [name for name in entries if name not in gate.messages]
+        if missing:
+            raise ConfigError(f"[tool.extparity.gate].messages: engines with via = \"message\" need a message "
+                              f"adapter for every entry; none for {', '.join(missing)}")
     reference = table.get("reference")
     if reference is not None and reference not in engines:
         raise ConfigError(f"{where}.reference: {reference!r} is not a configured engine "
@@ -152,8 +185,63 @@ def load_project(pyproject: Path | str | None = None) -> Project:
         reference=reference,
         corpus=tuple(root / rel for rel in _strings(_require(table, "corpus", list, where), f"{where}.corpus")),
         known_deviations=root / _typed(deviations, str, f"{where}.known_deviations") if deviations else None,
-        gate=_typed(table.get("gate", {}), dict, f"{where}.gate"),
+        gate=gate,
     )
+
+
+def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
+    where = "[tool.extparity.gate]"
+    _typed(table, dict, where)
+    _unknown(table, GATE_KEYS, where)
+    release = _typed(table.get("release", {}), dict, f"{where}.release")
+    _unknown(release, RELEASE_KEYS, f"{where}.release")
+    paths = {key: root / _typed(release[key], str, f"{where}.release.{key}") for key in RELEASE_KEYS if key in release}
+    minimum = _typed(table.get("minimum_cases", {}), dict, f"{where}.minimum_cases")
+    for entry, count in minimum.items():
+        if entry not in entries:
+            raise ConfigError(f"{where}.minimum_cases: no entry named {entry!r} (entries: {', '.join(entries)})")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise ConfigError(f"{where}.minimum_cases.{entry}: expected a whole number of at least 1")
+    messages = _typed(table.get("messages", {}), dict, f"{where}.messages")
+    for entry, adapter in messages.items():
+        if entry not in entries:
+            raise ConfigError(f"{where}.messages: no entry named {entry!r} (entries: {', '.join(entries)})")
+        _typed(adapter, str, f"{where}.messages.{entry}")
+    web_ext = _typed(table.get("web_ext", {}), dict, f"{where}.web_ext")
+    _unknown(web_ext, WEB_EXT_KEYS, f"{where}.web_ext")
+    if web_ext and "command" not in web_ext:
+        raise ConfigError(f"{where}.web_ext: missing key 'command'")
+    command = _typed(web_ext["command"], str, f"{where}.web_ext.command") if web_ext else None
+    return GateConfig(
+        glue=_strings(table.get("glue", []), f"{where}.glue"),
+        manifest_keys=_strings(table.get("manifest_keys", []), f"{where}.manifest_keys"),
+        package_json=paths.get("package_json"),
+        changelog=paths.get("changelog"),
+        minimum_cases=dict(minimum),
+        dist=root / _typed(table.get("dist", "dist"), str, f"{where}.dist"),
+        messages={entry: root / adapter for entry, adapter in messages.items()},
+        # a command with a slash is a path relative to the project; a bare name is looked up on PATH
+        web_ext=str(root / command) if command and "/" in command else command,
+        web_ext_allow=_strings(web_ext.get("allow", []), f"{where}.web_ext.allow"),
+    )
+
+
+def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dict[str, EngineSpec]:
+    """With message adapters configured, every browser engine that reaches the subject through
+    its modules gets a twin that reaches it through the background (``NAME-background``),
+    unless one is declared for its kind and tree: the release gate tests both paths."""
+    if not gate.messages:
+        return engines
+    declared = {(spec.kind, spec.tree) for spec in engines.values() if spec.via == "message"}
+    twins = {}
+    for spec in engines.values():
+        if spec.kind in BROWSER_KINDS and spec.via == "module" and (spec.kind, spec.tree) not in declared:
+            name = spec.name + MESSAGE_SUFFIX
+            if name in engines:
+                raise ConfigError(f"[tool.extparity.engines.{name}]: this name is taken by the message-path "
+                                  f"twin of engine {spec.name}; give it via = \"message\" or another name")
+            twins[name] = EngineSpec(name, spec.kind, spec.tree, {**spec.options, "via": "message"})
+    return {**engines, **twins}
 
 
 def _entry(name: str, spec, root: Path) -> Entry:

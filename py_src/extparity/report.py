@@ -69,10 +69,15 @@ def summary_table(result: RunResult) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
 
 
-def failure_lines(result: RunResult, limit: int = 40) -> list[str]:
-    """One line per problem; cells that share one cause are one line with a count."""
+def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = False) -> list[str]:
+    """One line per problem; cells that share one cause are one line with a count.
+
+    ``parity_only`` leaves out what the release gate reports on lines of its own: problems of
+    the known-deviations file, stale entries, and the scripts the backgrounds loaded."""
     lines = [f"module: {p}" for p in result.module_problems]
-    lines += [f"known-deviations: {p}" for p in result.deviation_problems]
+    if not parity_only:
+        lines += [f"background: {p}" for p in result.background_problems]
+        lines += [f"known-deviations: {p}" for p in result.deviation_problems]
     lines += list(result.extra_problems)
     for name, run in result.runs.items():
         if run.status != "ok":
@@ -85,9 +90,10 @@ def failure_lines(result: RunResult, limit: int = 40) -> list[str]:
         for name, cell in r.cells.items():
             if cell == MISSING and result.runs[name].status != "ok":
                 continue  # counted on the engine's own line
-            if cell not in (PASS, KNOWN):
-                cause = "; ".join(r.notes.get(name, [])) if cell in (MISSING, ERROR, TIMEOUT, CRASH) else ""
-                causes[(name, cell, cause)].append(r)
+            if cell in (PASS, KNOWN) or parity_only and cell == STALE:
+                continue
+            cause = "; ".join(r.notes.get(name, [])) if cell in (MISSING, ERROR, TIMEOUT, CRASH) else ""
+            causes[(name, cell, cause)].append(r)
     case_lines = []
     for (name, cell, cause), hits in causes.items():
         if cause and len(hits) >= GROUP_AT:
@@ -162,7 +168,9 @@ def json_result(result: RunResult, project: Project, corpus_files: list[str], co
                     for name, entry in project.entries.items()},
         "summary": summary_rows(result),
         "engines": engines,
-        "modules": {"on_disk": result.disk_hashes, "adapters": result.adapters, "problems": result.module_problems},
+        "modules": {"on_disk": result.disk_hashes, "background": result.background_hashes,
+                    "adapters": result.adapters, "problems": result.module_problems,
+                    "background_problems": result.background_problems},
         "known_deviation_problems": result.deviation_problems,
         "problems": result.extra_problems,
         "cases": cases,
@@ -189,14 +197,19 @@ def dumps(document: dict) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` so that ``path`` holds either the old file or the whole new one, never a
     truncated mix (a full disk or an interrupt leaves the old file, or none)."""
+    write_atomic_bytes(path, text.encode("utf-8"))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
+        os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except BaseException:
         try:

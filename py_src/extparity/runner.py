@@ -3,7 +3,10 @@
 Engines run in threads (each engine's work happens in its own processes: workers, browsers),
 so the browsers start while QuickJS and the reference work. The result does not depend on the
 order in which engines finish: everything is keyed by engine and case. Module checks make
-sure the bytes that ran are the bytes on disk, and that every tree holds the same modules.
+sure the bytes that ran are the bytes on disk, and that every tree holds the same modules. An
+engine that reaches the subject through its modules must have loaded exactly the modules the
+entries reach; one that goes through the background (``via = "message"``) exactly the scripts
+the background loads.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .engines.driver import Controller, run_engine
 from .engines.linker import LinkError, module_graph
 from .engines.registry import build_engine
 from .judge import CaseResult, judge, load_deviations
+from .tree_checks import background_closure, load_manifest
 
 
 class SelectionError(ConfigError):
@@ -47,6 +51,8 @@ class RunResult:
     results: list[CaseResult]
     module_problems: list[str]
     disk_hashes: dict[str, dict[str, str]]  # module -> tree -> sha256 ("missing" where absent)
+    background_hashes: dict[str, dict[str, str]]  # tree -> script the background loads -> sha256
+    background_problems: list[str]  # message-path engines that loaded other scripts than the background's
     adapters: dict[str, dict[str, str]]  # entry -> {"path", "sha256"}
     deviation_problems: list[str]
     wall_s: float = 0.0
@@ -54,7 +60,7 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.module_problems or self.deviation_problems or self.extra_problems
+        return bool(self.module_problems or self.background_problems or self.deviation_problems or self.extra_problems
                     or any(run.status != "ok" for run in self.runs.values())
                     or any(result.failed for result in self.results)
                     or not self.results)
@@ -77,7 +83,35 @@ def disk_hashes(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]
     return {path: dict(sorted(by_tree.items())) for path, by_tree in sorted(hashes.items())}, problems
 
 
-def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: dict[str, EngineRun]) -> list[str]:
+def background_hashes(project: Project, trees: list[str]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """For each tree, every script its background loads (read statically), hashed."""
+    hashes: dict[str, dict[str, str]] = {}
+    problems = []
+    for tree in sorted(trees):
+        root = project.trees[tree]
+        manifest, error = load_manifest(tree, root)
+        try:
+            if error:
+                raise LinkError(error)
+            hashes[tree] = {path: sha256_hex((root / path).read_bytes())
+                            for path in sorted(background_closure(root, manifest))}
+        except LinkError as exc:
+            problems.append(f"tree {tree}: its background: {exc}")
+    return hashes, problems
+
+
+def expected_hashes(project: Project, name: str, hashes: dict[str, dict[str, str]],
+                    background: dict[str, dict[str, str]]) -> dict[str, str]:
+    """What engine ``name`` must have loaded: the modules the entries reach in its tree, or,
+    through the background, the scripts the background loads."""
+    spec = project.engines[name]
+    if spec.via == "message":
+        return dict(background.get(spec.tree, {}))
+    return {module: by_tree[spec.tree] for module, by_tree in hashes.items() if by_tree[spec.tree] != "missing"}
+
+
+def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: dict[str, EngineRun],
+                    background: dict[str, dict[str, str]] | None = None) -> list[str]:
     """Twins must be one file on disk, and every engine must have loaded exactly those bytes."""
     problems = []
     for module, by_tree in hashes.items():
@@ -91,23 +125,34 @@ def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: d
             problems.append(f"{module}: twins differ on disk ({shown})")
     for name, run in runs.items():
         tree = project.engines[name].tree
-        if tree is None or not run.module_hashes:
+        if tree is None:
             continue
-        on_disk = {module: by_tree[tree] for module, by_tree in hashes.items() if by_tree[tree] != "missing"}
+        if not run.module_hashes:
+            if run.verdicts:  # verdicts from bytes nobody hashed prove nothing about the tree
+                problems.append(f"{name}: gave verdicts but reported no hashes of the {tree} tree's modules it loaded")
+            continue
+        on_disk = expected_hashes(project, name, hashes, background or {})
+        what = "its background" if project.engines[name].via == "message" else "the"
         for module in sorted(set(on_disk) | set(run.module_hashes)):
             loaded, expected = run.module_hashes.get(module), on_disk.get(module)
-            if loaded != expected:
-                problems.append(f"{module}: {name} loaded {str(loaded)[:12]}, but the {tree} tree on disk "
-                                f"is {str(expected)[:12]}")
+            if loaded is None:
+                problems.append(f"{module}: {name} did not load it, but {what} {tree} tree on disk has it")
+            elif expected is None:
+                problems.append(f"{module}: {name} loaded {loaded[:12]}, which {what} {tree} tree on disk does not load")
+            elif loaded != expected:
+                problems.append(f"{module}: {name} loaded {loaded[:12]}, but the {tree} tree on disk "
+                                f"is {expected[:12]}")
     return problems
 
 
 def adapter_hashes(project: Project) -> dict[str, dict[str, str]]:
+    """Entry adapters by entry name, message adapters as ``message:ENTRY``."""
+    paths = {name: entry.adapter for name, entry in project.entries.items() if entry.adapter is not None}
+    paths.update({f"message:{name}": path for name, path in project.gate.messages.items()})
     adapters = {}
-    for name, entry in project.entries.items():
-        if entry.adapter is not None:
-            digest = sha256_hex(entry.adapter.read_bytes()) if entry.adapter.is_file() else "missing"
-            adapters[name] = {"path": project.relative(entry.adapter), "sha256": digest}
+    for name, path in sorted(paths.items()):
+        digest = sha256_hex(path.read_bytes()) if path.is_file() else "missing"
+        adapters[name] = {"path": project.relative(path), "sha256": digest}
     return adapters
 
 
@@ -158,6 +203,9 @@ def run_parity(
         pool.shutdown(wait=True, cancel_futures=True)
     runs = {name: runs[name] for name in engine_names}
     hashes, link_problems = disk_hashes(project)
+    via_message = {name: runs[name] for name in engine_names if project.engines[name].via == "message"}
+    via_modules = {name: run for name, run in runs.items() if name not in via_message}
+    background, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
     deviations, deviation_problems = load_deviations(project.known_deviations, project.engines, deviation_cases,
                                                      selected=engine_names)
     reference = project.reference if project.reference in engine_names else None
@@ -166,8 +214,10 @@ def run_parity(
         reference=reference,
         runs=runs,
         results=judge(cases, runs, reference, project.entries, deviations),
-        module_problems=link_problems + module_problems(project, hashes, runs),
+        module_problems=link_problems + module_problems(project, hashes, via_modules),
         disk_hashes=hashes,
+        background_hashes=background,
+        background_problems=background_problems + module_problems(project, {}, via_message, background),
         adapters=adapter_hashes(project),
         deviation_problems=deviation_problems,
         wall_s=time.perf_counter() - started,

@@ -1,176 +1,270 @@
-"""Consistency checks for the extension's two browser trees (extension/chrome, extension/firefox).
+"""Consistency of an extension's browser trees: the same files, manifests that differ only where
+allowed, manifests each browser accepts, and what every tree's manifest reaches.
 
-Why: the Chrome and Firefox builds must ship the same inspector and agent code, and drift
-between hand-kept copies is how one browser ends up running an old parser. Only the manifests
-(and any glue a caller names explicitly) may differ. A release also has one version, which four
-files state independently. Each check returns a list of readable problems (empty means fine)
-rather than raising, so a test can assert on it and a release gate can print every problem.
-
-Run `python -m extparity.tree_checks [EXTENSION_DIR]` to print the problems; exit status 1 if any.
+Why: the browser builds of one extension must ship the same code, and drift between hand-kept
+copies is how one browser ends up running an old parser. Only the manifests (and the glue a
+config names) may differ, and inside the manifests only the keys a config names. Trees come
+from the config (``{name: folder}``), any number of them; the browser rules a tree must meet
+come from the engine kinds that load it. Each check returns readable problems (empty means
+fine) instead of raising, so a release gate prints every problem at once.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import sys
-from collections.abc import Iterable
+import posixpath
+from collections.abc import Iterable, Mapping
+from html.parser import HTMLParser
 from pathlib import Path
 
-BROWSERS = ("chrome", "firefox")
+from .engines.linker import LinkError, import_closure, normalize_path, uses_module_syntax
+
 MANIFEST = "manifest.json"
-# The newest release heading, "## 0.1.0 - 2026-11-30" or Keep a Changelog's "## [0.1.0] - ...".
-CHANGELOG_HEADING = re.compile(r"^## \[?(\d+\.\d+\.\d+)\]?", re.MULTILINE)
+ACTIONS = ("action", "browser_action", "page_action")
+PAGE_EXTENSIONS = (".html", ".htm")
+SCRIPT_EXTENSIONS = (".js", ".mjs")
 
 
-def _tree_files(tree: Path) -> set[str]:
-    return {p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()}
+def tree_files(tree: Path) -> set[str]:
+    return {p.relative_to(tree).as_posix() for p in Path(tree).rglob("*") if p.is_file()}
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
-def check_identical_trees(ext_root: Path, glue: Iterable[str] = ()) -> list[str]:
-    """Every file except manifest.json and the named `glue` paths is in both trees, byte for byte."""
-    ext_root = Path(ext_root)
-    trees = {b: ext_root / b for b in BROWSERS}
-    missing = [f"{b}/: tree is missing" for b, t in trees.items() if not t.is_dir()]
-    if missing:
-        return missing
+def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[str]:
+    """Every file but manifest.json and the named glue is in every tree, byte for byte."""
     exempt = {MANIFEST, *glue}
-    files = {b: _tree_files(t) - exempt for b, t in trees.items()}
-    chrome, firefox = files["chrome"], files["firefox"]
-    problems = [f"{rel}: only in chrome/" for rel in sorted(chrome - firefox)]
-    problems += [f"{rel}: only in firefox/" for rel in sorted(firefox - chrome)]
-    for rel in sorted(chrome & firefox):
-        a, b = ((trees[br] / rel).read_bytes() for br in BROWSERS)
-        if a != b:
-            problems.append(
-                f"{rel}: differs between chrome/ and firefox/ (first at byte {_first_difference(a, b)})"
-            )
+    files = {name: tree_files(tree) - exempt for name, tree in trees.items()}
+    names = list(trees)
+    problems = []
+    for rel in sorted(set().union(*files.values())):
+        present = [name for name in names if rel in files[name]]
+        if len(present) < len(names):
+            problems.append(f"{rel}: only in {', '.join(present)}")
+            continue
+        first = (trees[names[0]] / rel).read_bytes()
+        for name in names[1:]:
+            other = (trees[name] / rel).read_bytes()
+            if other != first:
+                problems.append(f"{rel}: differs between {names[0]} and {name} "
+                                f"(first at byte {_first_difference(first, other)})")
     return problems
 
 
-def _load_manifest(tree: Path) -> tuple[dict | None, str | None]:
-    path = tree / MANIFEST
+def load_manifest(name: str, tree: Path) -> tuple[dict | None, str | None]:
+    """A tree's manifest, or the one-line reason it cannot be read."""
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads((Path(tree) / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None, f"{tree.name}/{MANIFEST}: missing"
+        return None, f"{name}/{MANIFEST}: missing"
     except (ValueError, UnicodeDecodeError) as exc:
-        return None, f"{tree.name}/{MANIFEST}: not valid JSON ({exc})"
+        return None, f"{name}/{MANIFEST}: not valid JSON ({exc})"
     if not isinstance(manifest, dict):
-        return None, f"{tree.name}/{MANIFEST}: top level is not an object"
+        return None, f"{name}/{MANIFEST}: top level is not an object"
     return manifest, None
 
 
+def compare_manifests(manifests: Mapping[str, dict], allowed: Iterable[str] = ()) -> list[str]:
+    """Key by key, the manifests agree except on the ``allowed`` top-level keys."""
+    allowed = set(allowed)
+    names = list(manifests)
+    problems = []
+    for key in sorted(set().union(*(m.keys() for m in manifests.values())) - allowed):
+        present = [name for name in names if key in manifests[name]]
+        if len(present) < len(names):
+            problems.append(f"{MANIFEST} key {key!r} is only in {', '.join(present)}")
+            continue
+        values = {name: json.dumps(manifests[name][key], sort_keys=True) for name in names}
+        if len(set(values.values())) > 1:
+            shown = ", ".join(f"{name}={_short(value)}" for name, value in values.items())
+            problems.append(f"{MANIFEST} key {key!r} differs: {shown}")
+    return problems
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _obj(value: object) -> dict:
-    """`value` if it is a JSON object, else an empty one, so malformed manifests report, not crash."""
+    """``value`` if it is a JSON object, else an empty one, so malformed manifests report, not crash."""
     return value if isinstance(value, dict) else {}
 
 
-def _referenced_files(manifest: dict) -> list[str]:
-    """Paths inside the extension that the manifest points at: background, popup, icons."""
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    if isinstance(value, dict):
+        return [item for item in value.values() if isinstance(item, str)]
+    return []
+
+
+def manifest_references(manifest: dict) -> list[str]:
+    """Paths inside the extension the manifest names: background, pages, content scripts,
+    icons, locales, rule files and the web-accessible resources that are not patterns."""
     refs: list[str] = []
     background = _obj(manifest.get("background"))
-    if isinstance(background.get("service_worker"), str):
-        refs.append(background["service_worker"])
-    if isinstance(background.get("scripts"), list):
-        refs += [s for s in background["scripts"] if isinstance(s, str)]
-    action = _obj(manifest.get("action"))
-    if isinstance(action.get("default_popup"), str):
-        refs.append(action["default_popup"])
-    for icons in (manifest.get("icons"), action.get("default_icon")):
-        if isinstance(icons, str):
-            refs.append(icons)
-        elif isinstance(icons, dict):
-            refs += [v for v in icons.values() if isinstance(v, str)]
-    return refs
+    refs += _strings(background.get("service_worker")) + _strings(background.get("scripts"))
+    refs += _strings(background.get("page"))
+    for key in ACTIONS:
+        action = _obj(manifest.get(key))
+        refs += _strings(action.get("default_popup")) + _strings(action.get("default_icon"))
+    refs += _strings(manifest.get("icons"))
+    refs += _strings(manifest.get("options_page")) + _strings(_obj(manifest.get("options_ui")).get("page"))
+    refs += _strings(manifest.get("devtools_page"))
+    sidebar = _obj(manifest.get("sidebar_action"))
+    refs += _strings(sidebar.get("default_panel")) + _strings(sidebar.get("default_icon"))
+    refs += _strings(_obj(manifest.get("side_panel")).get("default_path"))
+    refs += _strings(manifest.get("chrome_url_overrides"))
+    for script in manifest.get("content_scripts") or []:
+        refs += _strings(_obj(script).get("js")) + _strings(_obj(script).get("css"))
+    for item in manifest.get("web_accessible_resources") or []:
+        resources = _strings(item) if isinstance(item, str) else _strings(_obj(item).get("resources"))
+        refs += [r for r in resources if "*" not in r]
+    if isinstance(manifest.get("default_locale"), str):
+        refs.append(f"_locales/{manifest['default_locale']}/messages.json")
+    for rules in _obj(manifest.get("declarative_net_request")).get("rule_resources") or []:
+        refs += _strings(_obj(rules).get("path"))
+    return list(dict.fromkeys(ref.lstrip("/") for ref in refs if not _is_url(ref)))
 
 
-def _browser_rules(browser: str, manifest: dict) -> list[str]:
-    background = manifest.get("background")
-    if not isinstance(background, dict):
-        return ["no background object"]
-    problems = []
-    if background.get("type") != "module":
-        problems.append('background.type is not "module"')
-    if browser == "chrome":
-        if not isinstance(background.get("service_worker"), str):
-            problems.append("background.service_worker is missing (Chrome MV3 needs a service worker)")
-        if "scripts" in background:
-            problems.append("background.scripts is present (Chrome MV3 uses service_worker only)")
-    else:
-        scripts = background.get("scripts")
-        if not (isinstance(scripts, list) and scripts and all(isinstance(s, str) for s in scripts)):
-            problems.append("background.scripts is missing or empty (Firefox MV3 has no service workers)")
-        if "service_worker" in background:
-            problems.append("background.service_worker is present (Firefox ignores it)")
-        gecko = _obj(_obj(manifest.get("browser_specific_settings")).get("gecko"))
-        if not (isinstance(gecko.get("id"), str) and gecko["id"]):
-            problems.append("browser_specific_settings.gecko.id is missing (Firefox needs it)")
-    return problems
+def _is_url(ref: str) -> bool:
+    return ":" in ref.split("/")[0]
 
 
-def check_manifests(ext_root: Path) -> list[str]:
-    """Each tree's manifest is MV3, uses its browser's background form, and its files exist."""
+class _PageAssets(HTMLParser):
+    """The files an extension page loads itself: scripts, stylesheets, images, frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.assets: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attributes = dict(attrs)
+        name = {"script": "src", "img": "src", "iframe": "src", "link": "href"}.get(tag)
+        if name and attributes.get(name):
+            self.assets.append(attributes[name])
+
+
+def page_assets(tree: Path, page: str) -> list[str]:
+    """Tree-relative paths a page loads (URLs to elsewhere left out)."""
+    parser = _PageAssets()
+    parser.feed((Path(tree) / page).read_text(encoding="utf-8", errors="replace"))
+    found = []
+    for ref in parser.assets:
+        ref = ref.split("#")[0].split("?")[0]
+        if not ref or _is_url(ref) or ref.startswith("//"):
+            continue
+        joined = ref.lstrip("/") if ref.startswith("/") else posixpath.join(posixpath.dirname(page), ref)
+        found.append(posixpath.normpath(joined))
+    return found
+
+
+def reachable_files(tree: Path, manifest: dict) -> tuple[list[str], list[str]]:
+    """Every file the manifest reaches, following pages' assets and scripts' imports; and the
+    references that lead nowhere (missing files, paths outside the tree, unresolvable imports)."""
+    tree = Path(tree)
+    seen: dict[str, None] = {}
     problems: list[str] = []
-    for browser in BROWSERS:
-        tree = Path(ext_root) / browser
-        manifest, error = _load_manifest(tree)
+    pending = [(ref, f"{MANIFEST}") for ref in manifest_references(manifest)]
+    while pending:
+        ref, named_by = pending.pop(0)
+        try:
+            path = normalize_path(ref, named_by)
+        except LinkError:
+            problems.append(f"{named_by}: {ref!r} points outside the tree")
+            continue
+        if path in seen:
+            continue
+        if not (tree / path).is_file():
+            problems.append(f"{named_by}: references {path!r}, which does not exist")
+            continue
+        seen[path] = None
+        if path.endswith(PAGE_EXTENSIONS):
+            pending += [(asset, path) for asset in page_assets(tree, path)]
+        elif path.endswith(SCRIPT_EXTENSIONS):
+            try:
+                pending += [(module, path) for module in import_closure(tree, [path]) if module != path]
+            except LinkError as exc:
+                problems.append(str(exc))
+    return sorted(seen), problems
+
+
+def background_scripts(tree: Path, manifest: dict) -> list[str]:
+    """The scripts the browser starts as the background: the service worker, the scripts, or
+    the scripts of the background page."""
+    background = _obj(manifest.get("background"))
+    scripts = _strings(background.get("service_worker")) + _strings(background.get("scripts"))
+    if isinstance(background.get("page"), str) and (Path(tree) / background["page"]).is_file():
+        scripts += [a for a in page_assets(tree, background["page"]) if a.endswith(SCRIPT_EXTENSIONS)]
+    return list(dict.fromkeys(normalize_path(s, MANIFEST) for s in scripts))
+
+
+def background_closure(tree: Path, manifest: dict) -> list[str]:
+    """Every script the background loads, by static reading: its scripts and their imports.
+    Raises ``LinkError`` when that cannot be known (a missing file, a computed import)."""
+    return import_closure(Path(tree), background_scripts(tree, manifest))
+
+
+def check_manifests(trees: Mapping[str, Path], browsers: Mapping[str, Iterable[str]]) -> list[str]:
+    """Each tree's manifest is one its browsers accept (``browsers``: tree -> engine kinds that
+    load it) and every file it reaches exists inside the tree."""
+    problems: list[str] = []
+    for name, tree in trees.items():
+        manifest, error = load_manifest(name, tree)
         if error:
             problems.append(error)
             continue
-        where = f"{browser}/{MANIFEST}"
-        if manifest.get("manifest_version") != 3:
-            problems.append(f"{where}: manifest_version is {manifest.get('manifest_version')!r}, not 3")
-        problems += [f"{where}: {p}" for p in _browser_rules(browser, manifest)]
-        for ref in _referenced_files(manifest):
-            target = (tree / ref).resolve()
-            if not target.is_relative_to(tree.resolve()):
-                problems.append(f"{where}: {ref!r} points outside the tree")
-            elif not target.is_file():
-                problems.append(f"{where}: references {ref!r}, which does not exist")
+        where = f"{name}/{MANIFEST}"
+        for kind in sorted(set(browsers.get(name, ()))):
+            problems += [f"{where}: {p}" for p in browser_rules(kind, manifest)]
+        problems += [f"{where}: {p}" for p in _module_background_rule(tree, manifest)]
+        _, missing = reachable_files(tree, manifest)
+        problems += [f"{name}/{problem}" for problem in missing]
     return problems
 
 
-def declared_versions(ext_root: Path) -> dict[str, str | None]:
-    """The version each source states (None where it cannot be read)."""
-    ext_root = Path(ext_root)
-    versions: dict[str, str | None] = {}
-    for browser in BROWSERS:
-        manifest, _ = _load_manifest(ext_root / browser)
-        versions[f"{browser}/{MANIFEST}"] = (manifest or {}).get("version")
-    try:
-        versions["package.json"] = json.loads((ext_root / "package.json").read_text("utf-8")).get("version")
-    except (OSError, ValueError, AttributeError):
-        versions["package.json"] = None
-    try:
-        heading = CHANGELOG_HEADING.search((ext_root / "CHANGELOG.md").read_text("utf-8"))
-        versions["CHANGELOG.md"] = heading.group(1) if heading else None
-    except OSError:
-        versions["CHANGELOG.md"] = None
-    return versions
-
-
-def check_versions(ext_root: Path) -> list[str]:
-    """Both manifests, package.json and the newest CHANGELOG.md heading state one version."""
-    versions = declared_versions(ext_root)
-    problems = [f"{source}: no version found" for source, v in versions.items() if v is None]
-    stated = {v for v in versions.values() if v is not None}
-    if len(stated) > 1:
-        listing = ", ".join(f"{source}={v}" for source, v in versions.items())
-        problems.append(f"versions disagree: {listing}")
+def browser_rules(kind: str, manifest: dict) -> list[str]:
+    """What the browser behind an engine kind requires of a manifest it is to load."""
+    version = manifest.get("manifest_version")
+    background = manifest.get("background")
+    has_background = isinstance(background, dict)
+    background = _obj(background)
+    problems = []
+    if kind == "chromium":
+        if version != 3:
+            problems.append(f"manifest_version is {version!r}, not 3 (Chromium loads only MV3)")
+        if has_background and not isinstance(background.get("service_worker"), str):
+            problems.append("background.service_worker is missing (Chromium MV3 runs the background as a service worker)")
+        for key in ("scripts", "page"):
+            if key in background:
+                problems.append(f"background.{key} is present (Chromium MV3 uses service_worker only)")
+    elif kind == "firefox":
+        if version not in (2, 3):
+            problems.append(f"manifest_version is {version!r}, not 2 or 3")
+        scripts = background.get("scripts")
+        has_scripts = isinstance(scripts, list) and scripts and all(isinstance(s, str) for s in scripts)
+        if has_background and not has_scripts and not isinstance(background.get("page"), str):
+            problems.append("background.scripts is missing and there is no background.page "
+                            "(Firefox runs no service workers)")
+        gecko = _obj(_obj(manifest.get("browser_specific_settings")).get("gecko"))
+        if version == 3 and not (isinstance(gecko.get("id"), str) and gecko["id"]):
+            problems.append("browser_specific_settings.gecko.id is missing (Firefox needs it for an MV3 add-on)")
     return problems
 
 
-def check_all(ext_root: Path, glue: Iterable[str] = ()) -> list[str]:
-    return check_identical_trees(ext_root, glue) + check_manifests(ext_root) + check_versions(ext_root)
-
-
-if __name__ == "__main__":
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("extension")
-    found = check_all(root)
-    print("\n".join(found) or f"{root}: trees, manifests and versions are consistent")
-    sys.exit(1 if found else 0)
+def _module_background_rule(tree: Path, manifest: dict) -> list[str]:
+    """A background script with import/export statements loads only as a module."""
+    background = _obj(manifest.get("background"))
+    if background.get("type") == "module":
+        return []
+    problems = []
+    for script in _strings(background.get("service_worker")) + _strings(background.get("scripts")):
+        path = Path(tree) / script.lstrip("/")
+        if path.is_file() and uses_module_syntax(path.read_bytes()):
+            problems.append(f'background.type is not "module", but {script} uses import/export '
+                            f"(the browser would refuse to load it)")
+    return problems

@@ -32,6 +32,10 @@ def add_corpus_option(parser: argparse.ArgumentParser) -> None:
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engines", help="comma-separated engine names (default: every configured engine)")
+    add_limit_options(parser)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--case-timeout", type=float, default=10.0, metavar="S",
                         help="seconds one case may take in one engine before it is a TIMEOUT (default 10)")
     parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
@@ -112,13 +116,18 @@ def write(path: Path | None, text: str) -> str | None:
     return None
 
 
+def controller() -> Controller:
+    """One per command: on SIGINT/SIGTERM every engine it started stops first."""
+    return Controller()
+
+
 def run(project: Project, cases, engines: list[str], args, quiet: bool = False, **extra) -> RunResult:
     """Run parity with the command's limits, progress on stderr (``quiet``: no log lines);
     on SIGINT/SIGTERM every engine stops first."""
     bars = Progress(sys.stderr, engines)
     try:
         return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
-                          jobs=args.jobs, controller=Controller(), progress=bars.update,
+                          jobs=args.jobs, controller=controller(), progress=bars.update,
                           log=(lambda line: None) if quiet else bars.log, **extra)
     finally:
         bars.finish()

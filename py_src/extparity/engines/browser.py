@@ -1,6 +1,15 @@
 """What the Chromium and Firefox kinds share: a private event loop, a temporary profile, the
 browser binary and its version, the subject's module list, and the code they evaluate.
 
+Both kinds reach the subject one of two ways (the engine option ``via``). ``module`` imports the
+entry modules in a document of the extension's origin and calls their exports. ``message`` asks
+the extension's own background, through ``runtime.sendMessage``, the way its pages and users'
+code do: a case then also proves that the background starts, loads the parser and answers. A
+*message adapter* (harness-side, like an entry adapter) maps a case to a message and the reply to
+the verdict text: ``export default async (send, modules, ...args) => verdictText``, where
+``send(message)`` resolves with the background's reply and ``modules`` maps every module the
+entries reach to its namespace (so a reply can be written with the subject's own serializer).
+
 Why a private loop in its own thread: the browser kinds need hard time limits around calls into
 the page (only Playwright's async API can abandon a call that never returns), the driver is
 synchronous, and the caller may already run an event loop (pytest plugins). A session keeps its
@@ -20,7 +29,7 @@ from typing import Any, Awaitable, Callable
 
 from .base import Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
 from .child import link_subject
-from .linker import PRELUDE, REGISTRY, LinkError, normalize_path
+from .linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 
 
 class LoopThread:
@@ -67,6 +76,7 @@ class BrowserEngine(Engine):
         self.extra_args = [str(a) for a in self.options.get("args", [])]
         self.chunk_size = int(self.options.get("chunk_size", self.chunk_size))
         self.startup_timeout_s = float(self.options.get("startup_timeout_s", 60.0))
+        self.via = self.options.get("via", "module")
         self.browser_version: str | None = None
         self._subject: dict[str, Any] | None = None
 
@@ -81,6 +91,7 @@ class BrowserEngine(Engine):
             "browser_version": self.browser_version,
             "playwright": package_version("playwright"),
             "protocol": self.protocol,
+            "via": self.via,
             **host_versions(),
         }
 
@@ -89,35 +100,66 @@ class BrowserEngine(Engine):
             raise EngineStartError(f"browser not found: {self.executable}")
 
     def subject(self) -> dict[str, Any]:
-        """What the in-browser setup needs: every module to hash, the entries to bind, and the
-        adapters' linked scripts (they run in the extension's realm, never inside its tree)."""
+        """What the in-browser setup needs: the modules to hash and to import, the entries to
+        bind, and the adapters' linked scripts (they run in the extension's realm, never inside
+        its tree). Via messages, the modules hashed are those the background loads."""
         if self._subject is None:
             try:
                 modules, adapters = link_subject(self.project, self.tree)
+                if self.via == "message":
+                    adapters = {fn: link_adapter(path, f"message-{fn}") for fn, path in self.project.gate.messages.items()}
             except LinkError as exc:
                 raise EngineStartError(str(exc)) from None
             entries = {fn: {"module": normalize_path(e.module), "export": e.export}
                        for fn, e in self.project.entries.items()}
+            graph = [m.path for m in modules]
+            entry_modules = sorted({e["module"] for e in entries.values()})
             self._subject = {
-                "modules": [m.path for m in modules],
-                "entry_modules": sorted({e["module"] for e in entries.values()}),
+                "via": self.via,
+                "hash_modules": self.background_modules() if self.via == "message" else graph,
+                "import_modules": graph if self.via == "message" else entry_modules,
                 "entries": entries,
                 "adapters": {fn: m.path for fn, m in adapters.items()},
                 "adapter_scripts": "\n".join(m.script for m in adapters.values()),
             }
         return self._subject
 
+    def background_modules(self) -> list[str]:
+        """The scripts the tree's background loads, read statically (see ``tree_checks``)."""
+        from ..tree_checks import background_closure, load_manifest
+
+        manifest, error = load_manifest(self.tree_name, self.tree)
+        if error:
+            raise EngineStartError(error)
+        try:
+            closure = background_closure(self.tree, manifest)
+        except LinkError as exc:
+            raise EngineStartError(f"the extension's background: {exc}") from None
+        if not closure:
+            raise EngineStartError('via = "message": the extension has no background to send messages to')
+        return closure
+
 
 def realm_code(subject: dict[str, Any]) -> str:
     """Statements that define the shared helpers and the adapters in an extension realm."""
     return (f"const runBatch = {js_source('batch-runner.js')};\n"
             f"const bindEntries = {js_source('bind-entries.js')};\n"
+            f"const bindMessages = {js_source('bind-messages.js')};\n"
             f"{js_source('ext-realm.js')}\n{PRELUDE}\n{subject['adapter_scripts']}\n")
 
 
-def adapters_expression(subject: dict[str, Any]) -> str:
-    return "{" + ", ".join(f"{json.dumps(fn)}: {REGISTRY}[{json.dumps(path)}].default"
-                           for fn, path in subject["adapters"].items()) + "}"
+def bind_expression(subject: dict[str, Any]) -> str:
+    """JS expression of the bound entries, given ``namespaces``, ``send`` and ``cfg`` in scope."""
+    adapters = "{" + ", ".join(f"{json.dumps(fn)}: {REGISTRY}[{json.dumps(path)}].default"
+                               for fn, path in subject["adapters"].items()) + "}"
+    if subject["via"] == "message":
+        return f"bindMessages(send, namespaces, cfg.entries, {adapters})"
+    return f"bindEntries((path) => namespaces[path], cfg.entries, {adapters})"
+
+
+def probe_config(subject: dict[str, Any]) -> dict[str, Any]:
+    """The part of the subject the in-browser setup receives as data."""
+    return {k: subject[k] for k in ("hash_modules", "import_modules", "entries")}
 
 
 def temporary_profile(kind: str) -> Path:

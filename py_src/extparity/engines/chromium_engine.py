@@ -18,6 +18,11 @@ With the ``endpoint`` option the browser runs elsewhere: a Chromium someone star
 ``--remote-debugging-port`` and ``--load-extension`` (on a grid machine, in a container) is
 reached with Playwright's ``connect_over_cdp``. Its copy of the extension must be the same bytes
 as the configured tree: the module hashes are taken from what that browser serves, as always.
+
+Via messages (``via = "message"``), the host document sends each case to the extension's
+service worker with ``chrome.runtime.sendMessage``, and the module hashes are those of every
+script the worker itself loaded: a DevTools session on the worker replays
+``Debugger.scriptParsed`` for each, whose ``hash`` is the SHA-256 of the bytes V8 compiled.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 
 from .base import Batch, EngineStartError, SessionBroken, WireCase, wire_json
-from .browser import BrowserEngine, BrowserSession, adapters_expression, realm_code
+from .browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
 
 HOST_DOCUMENT = "manifest.json"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -43,9 +48,10 @@ _SETUP_BODY = """
   const urlOf = (path) => chrome.runtime.getURL(path);
   const report = { hashes: {}, error: null };
   try {
-    report.hashes = await extparityHashModules(urlOf, cfg.modules);
-    const namespaces = await extparityImport(urlOf, cfg.entry_modules);
-    const entries = bindEntries((path) => namespaces[path], cfg.entries, ADAPTERS);
+    report.hashes = await extparityHashModules(urlOf, cfg.hash_modules);
+    const namespaces = await extparityImport(urlOf, cfg.import_modules);
+    const send = (message) => chrome.runtime.sendMessage(message);
+    const entries = BIND;
     globalThis.__extparity_run = (casesJson) => runBatch(entries, casesJson);
   } catch (e) {
     report.error = String(e);
@@ -79,6 +85,9 @@ class ChromiumSession(BrowserSession):
         subject = self.engine.subject()
         self.playwright = await async_playwright().start()
         endpoint = self.engine.options.get("endpoint")
+        via_message = subject["via"] == "message"
+        if via_message and not _declares_worker(self.engine.tree):
+            raise EngineStartError('via = "message": the extension declares no background service worker to message')
         if endpoint:
             self.phase = f"connecting to {endpoint}"
             self.browser = await self.playwright.chromium.connect_over_cdp(endpoint, timeout=self.engine.startup_timeout_s * 1000)
@@ -97,17 +106,33 @@ class ChromiumSession(BrowserSession):
             self.extension_id = unpacked_extension_id(self.engine.tree)
             self.phase = "loading the extension"
             await self.check_background()
+        if via_message:
+            self.phase = "reading the scripts the service worker loaded"
+            self.module_hashes = await bounded(self.worker_scripts(), self.engine.startup_timeout_s)
         self.phase = f"opening chrome-extension://{self.extension_id}/{HOST_DOCUMENT}"
         self.page = await self.context.new_page() if endpoint or not self.context.pages else self.context.pages[0]
         await self.page.goto(f"chrome-extension://{self.extension_id}/{HOST_DOCUMENT}")
         self.phase = "hashing and importing modules"
-        setup = (f"async (cfg) => {{\n{realm_code(subject)}\n"
-                 f"{_SETUP_BODY.replace('ADAPTERS', adapters_expression(subject))}}}")
-        report = await bounded(self.page.evaluate(setup, {k: subject[k] for k in ("modules", "entry_modules", "entries")}),
-                               self.engine.startup_timeout_s)
+        setup = f"async (cfg) => {{\n{realm_code(subject)}\n{_SETUP_BODY.replace('BIND', bind_expression(subject))}}}"
+        config = probe_config(subject)
+        if via_message:
+            config["hash_modules"] = []  # the worker's own scripts were hashed above
+        report = await bounded(self.page.evaluate(setup, config), self.engine.startup_timeout_s)
         if report["error"]:
             raise EngineStartError(f"{self.phase}: {report['error']}")
-        self.module_hashes = report["hashes"]
+        if not via_message:
+            self.module_hashes = report["hashes"]
+
+    async def worker_scripts(self) -> dict[str, str]:
+        """``{path: sha256}`` of every script the extension's service worker loaded, as V8 saw
+        them (``Debugger.scriptParsed`` is replayed for each on ``Debugger.enable``)."""
+        prefix = f"chrome-extension://{self.extension_id}/"
+        session = await WorkerDebugSession.attach(self.context.browser, prefix)
+        try:
+            parsed = await session.scripts()
+        finally:
+            await session.close()
+        return {url[len(prefix):]: digest for url, digest in sorted(parsed.items()) if url.startswith(prefix)}
 
     async def find_remote_extension(self) -> str:
         """The id of the remote browser's extension whose manifest is the configured tree's."""
@@ -186,6 +211,68 @@ class ChromiumSession(BrowserSession):
             await bounded(context.close(), 20, default=None)
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
+
+
+class WorkerDebugSession:
+    """A DevTools session on a service worker, through a browser-level CDP session.
+
+    Playwright's ``CDPSession`` cannot address a flattened child session, so this attaches with
+    ``flatten: false`` and talks through ``Target.sendMessageToTarget`` /
+    ``Target.receivedMessageFromTarget``.
+    """
+
+    def __init__(self, browser_session, session_id: str) -> None:
+        self.cdp, self.session_id = browser_session, session_id
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future] = {}
+        self.events: list[dict] = []
+        browser_session.on("Target.receivedMessageFromTarget", self._received)
+
+    @classmethod
+    async def attach(cls, browser, url_prefix: str) -> "WorkerDebugSession":
+        cdp = await browser.new_browser_cdp_session()
+        targets = (await cdp.send("Target.getTargets"))["targetInfos"]
+        target = next((t for t in targets if t["type"] == "service_worker" and t["url"].startswith(url_prefix)), None)
+        if target is None:
+            await cdp.detach()
+            raise EngineStartError("the extension's service worker is not running")
+        attached = await cdp.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})
+        return cls(cdp, attached["sessionId"])
+
+    def _received(self, event: dict) -> None:
+        if event.get("sessionId") != self.session_id:
+            return
+        message = json.loads(event["message"])
+        future = self._pending.pop(message.get("id"), None)
+        if future is None:
+            self.events.append(message)
+        elif not future.done():
+            if "error" in message:
+                future.set_exception(EngineStartError(f"DevTools: {message['error'].get('message')}"))
+            else:
+                future.set_result(message.get("result", {}))
+
+    async def send(self, method: str, params: dict | None = None) -> dict:
+        self._next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self._pending[self._next_id] = future
+        await self.cdp.send("Target.sendMessageToTarget", {
+            "sessionId": self.session_id,
+            "message": json.dumps({"id": self._next_id, "method": method, "params": params or {}})})
+        return await future
+
+    async def scripts(self) -> dict[str, str]:
+        """``{url: sha256}`` of the scripts the worker parsed (replayed before enable answers)."""
+        await self.send("Debugger.enable")
+        await self.send("Debugger.disable")
+        return {e["params"]["url"]: e["params"]["hash"] for e in self.events
+                if e.get("method") == "Debugger.scriptParsed" and e["params"].get("url")}
+
+    async def close(self) -> None:
+        try:
+            await self.cdp.send("Target.detachFromTarget", {"sessionId": self.session_id})
+        finally:
+            await self.cdp.detach()
 
 
 def unpacked_extension_id(tree: Path) -> str:

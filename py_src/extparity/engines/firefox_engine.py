@@ -13,6 +13,12 @@ What the harness changes, in the packed copy only (the tree on disk is never tou
 * when the manifest has no ``browser_specific_settings.gecko.id``, adds one (Firefox installs an
   add-on from a profile only under its id). No permission, CSP or other key changes: the
   server's CORS headers make the loopback fetches legal as shipped.
+* via messages (``via = "message"``), the probe only adds an ``<iframe>`` of
+  ``extparity-messenger.html`` to the background document, and that page (``extparity-messenger.js``
+  runs the probe's loop) sends each case with ``browser.runtime.sendMessage``: an extension's
+  background cannot message itself, a frame of its own origin can. The module hashes are then
+  those of the scripts the background loads, read statically from the manifest and hashed from
+  the bytes Firefox serves (Firefox has no DevTools Protocol here to list what it parsed).
 
 The entry modules are imported from their moz-extension:// URLs and every module of the graph
 is hashed from the bytes Firefox serves, so a packing mistake shows up as a hash mismatch. The
@@ -38,10 +44,12 @@ from typing import Any
 from playwright.async_api import async_playwright
 
 from .base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
-from .browser import BrowserEngine, BrowserSession, adapters_expression, realm_code
+from .browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
-ADDED = (SENTINEL, PROBE)
+MESSENGER_PAGE, MESSENGER = "extparity-messenger.html", "extparity-messenger.js"
+ADDED = (SENTINEL, PROBE, MESSENGER_PAGE, MESSENGER)
+MESSENGER_HTML = f'<!doctype html>\n<meta charset="utf-8">\n<script src="{MESSENGER}"></script>\n'
 LONG_POLL_S = 20.0
 
 
@@ -60,7 +68,7 @@ class FirefoxSession(BrowserSession):
     async def start(self) -> None:
         self.phase = "packing the add-on"
         subject = self.engine.subject()
-        self.server = ProbeServer({k: subject[k] for k in ("modules", "entry_modules", "entries")})
+        self.server = ProbeServer(probe_config(subject))
         self.gecko_id = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject)
         self.phase = "launching Firefox"
         self.playwright = await async_playwright().start()
@@ -177,10 +185,13 @@ def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -
     else:
         raise EngineStartError("manifest.json: Firefox needs background.scripts or background.page "
                                "(a service_worker alone is disabled in Firefox)")
-    realm = realm_code(subject)
     probe = (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
-             .replace("/*@@REALM@@*/", realm).replace("/*@@ADAPTERS@@*/", adapters_expression(subject)))
+             .replace("/*@@REALM@@*/", realm_code(subject)).replace("/*@@BIND@@*/", bind_expression(subject)))
     sentinel = js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", endpoint)
+    added = {PROBE: probe, SENTINEL: sentinel}
+    if subject["via"] == "message":
+        added = {PROBE: js_source("firefox-messenger-host.js"), SENTINEL: sentinel,
+                 MESSENGER_PAGE: MESSENGER_HTML, MESSENGER: probe}
     folder.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(folder / f"{gecko_id}.xpi", "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(tree.rglob("*")):
@@ -190,8 +201,8 @@ def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -
         for rel, data in replaced.items():
             zf.writestr(rel, data)
         zf.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
-        zf.writestr(PROBE, probe)
-        zf.writestr(SENTINEL, sentinel)
+        for name, text in added.items():
+            zf.writestr(name, text)
     return gecko_id
 
 

@@ -95,13 +95,29 @@ def _parser():
 
 def module_graph(root: Path, entries: Iterable[str]) -> list[LinkedModule]:
     """Every module reachable from ``entries`` under ``root``, dependencies first."""
+    order, parsed = _walk_imports(root, entries, cycles_allowed=False)
+    linked: dict[str, LinkedModule] = {}
+    for path in order:
+        linked[path] = _link_one(path, *parsed[path][:3], linked, parsed[path][3])
+    return [linked[path] for path in order]
+
+
+def import_closure(root: Path, entries: Iterable[str]) -> list[str]:
+    """Every file reachable from ``entries`` through static imports, re-exports and literal
+    ``import()``, entries included, dependencies first. Nothing is linked, so what only a script
+    form cannot express (cycles, live bindings) is fine here; a specifier that cannot be
+    resolved (bare, computed) is still a ``LinkError``: the closure would be a guess."""
+    return _walk_imports(root, entries, cycles_allowed=True)[0]
+
+
+def _walk_imports(root: Path, entries: Iterable[str], cycles_allowed: bool):
     parser = _parser()
     parsed: dict[str, tuple[bytes, object, bytes, tuple[str, ...]]] = {}
     order: list[str] = []
     state: dict[str, str] = {}  # path -> "visiting" | "done"
 
     def visit(path: str, trail: tuple[str, ...]) -> None:
-        if state.get(path) == "done":
+        if state.get(path) == "done" or state.get(path) == "visiting" and cycles_allowed:
             return
         if state.get(path) == "visiting":
             cycle = " -> ".join(trail[trail.index(path):] + (path,))
@@ -119,10 +135,14 @@ def module_graph(root: Path, entries: Iterable[str]) -> list[LinkedModule]:
 
     for entry in entries:
         visit(normalize_path(entry, "config"), ())
-    linked: dict[str, LinkedModule] = {}
-    for path in order:
-        linked[path] = _link_one(path, *parsed[path][:3], linked, parsed[path][3])
-    return [linked[path] for path in order]
+    return order, parsed
+
+
+def uses_module_syntax(data: bytes) -> bool:
+    """Whether a script needs to be loaded as a module: it has an ``import`` or ``export``
+    statement (``import()`` works in classic scripts too)."""
+    tree = _parser().parse(data)
+    return any(node.type in ("import_statement", "export_statement") for node in tree.root_node.children)
 
 
 def link_adapter(path: Path, name: str) -> LinkedModule:

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from .base import Engine
 
 NUMBER = (int, float)
-_BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER}
+_BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER, "via": str}
+CHOICES = {"via": ("module", "message")}  # options whose value is one of a few words
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def check_options(spec: "EngineSpec") -> None:
         if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
             raise ConfigError(f"{where}.{key}: expected {' or '.join(k.__name__ for k in kinds)}, "
                               f"got {type(value).__name__}")
+        if key in CHOICES and value not in CHOICES[key]:
+            raise ConfigError(f"{where}.{key}: expected one of {', '.join(map(repr, CHOICES[key]))}, got {value!r}")
 
 
 def engine_class(kind: str) -> type["Engine"]:

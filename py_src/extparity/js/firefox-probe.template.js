@@ -1,14 +1,16 @@
-// extparity-probe.js: the last background script of the *packed copy* of a Firefox tree.
+// extparity-probe.js: the last background script of the *packed copy* of a Firefox tree (or,
+// via messages, extparity-messenger.js: the script of a frame that probe adds to the background).
 //
 // Why it exists: WebDriver BiDi refuses to open moz-extension:// pages, so the harness cannot
 // evaluate code in the extension's origin from outside as it does in Chromium. This script
 // runs in the extension's background instead, talks to the harness over loopback HTTP (the
 // server sends CORS headers, so the manifest's permissions stay as shipped), and runs the
 // shared batch runner against the extension's modules imported from their moz-extension://
-// URLs. It waits for the background's `load` event, so the extension's own scripts have run.
+// URLs, or against its background through `browser.runtime.sendMessage`. It waits for its
+// document's `load` event, so the extension's own scripts have run.
 //
 // Protocol (ENDPOINT = http://127.0.0.1:PORT/TOKEN/):
-//   GET  config         -> {"modules": [...], "entry_modules": [...], "entries": {...}}
+//   GET  config         -> {"hash_modules": [...], "import_modules": [...], "entries": {...}}
 //   POST hashes         <- {path: sha256hex} of the bytes Firefox serves
 //   POST ready          <- "" (modules imported, entries bound)
 //   GET  next           -> "K\n<ASCII case JSON>" (long poll), or 204: ask again
@@ -28,9 +30,10 @@
     const urlOf = (path) => browser.runtime.getURL(path);
     try {
       const cfg = await (await fetch(ENDPOINT + "config")).json();
-      await post("hashes", JSON.stringify(await extparityHashModules(urlOf, cfg.modules)));
-      const namespaces = await extparityImport(urlOf, cfg.entry_modules);
-      const entries = bindEntries((path) => namespaces[path], cfg.entries, /*@@ADAPTERS@@*/);
+      await post("hashes", JSON.stringify(await extparityHashModules(urlOf, cfg.hash_modules)));
+      const namespaces = await extparityImport(urlOf, cfg.import_modules);
+      const send = (message) => browser.runtime.sendMessage(message);
+      const entries = /*@@BIND@@*/;
       await post("ready", "");
       for (;;) {
         const response = await fetch(ENDPOINT + "next");

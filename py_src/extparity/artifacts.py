@@ -1,0 +1,105 @@
+"""The packed artifacts a release ships: one zip per tree, built so that the same tree always
+gives the same bytes.
+
+Why deterministic: a store upload, a CI artifact and a re-run of the gate must be comparable by
+hash, and the gate must test the very bytes that ship. Every file of the tree goes in, in sorted
+order, with a fixed timestamp (1980-01-01, the first date zip can store), fixed permissions
+(0644), no directory entries and no extra fields, compressed at a fixed level. Chromium's store
+takes the ``.zip``; Firefox's takes the same layout named ``.xpi``.
+
+An artifact is never silently replaced: when ``dist/`` already holds one of the same name whose
+bytes differ from a fresh build, that is a failure (a release must not change under one
+version), and the file on disk is left as it was.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .engines.base import sha256_hex
+from .report import write_atomic_bytes
+
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+FILE_MODE = 0o100644  # a regular file, rw-r--r--
+LEVEL = 9
+
+
+@dataclass(frozen=True)
+class Artifact:
+    tree: str
+    path: Path  # where it was written (or the differing file that was kept)
+    data: bytes  # the fresh build: what the engines test
+    sha256: str
+    files: int
+
+
+def artifact_name(base: str, version: str | None, tree: str, suffix: str) -> str:
+    return f"{slug(base)}-{slug(version or 'unversioned')}-{slug(tree)}{suffix}"
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form: letters, digits, '.', '_' and '-' only."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text.strip()).strip("-").lower() or "extension"
+
+
+def pack(tree: Path) -> bytes:
+    """Every file of ``tree`` as a deterministic zip."""
+    tree = Path(tree)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(tree.rglob("*"), key=lambda p: p.relative_to(tree).as_posix()):
+            if not path.is_file():
+                continue
+            info = zipfile.ZipInfo(path.relative_to(tree).as_posix(), FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = FILE_MODE << 16
+            info.create_system = 3  # unix, so the mode above is read as such
+            archive.writestr(info, path.read_bytes(), compresslevel=LEVEL)
+    return buffer.getvalue()
+
+
+def contents(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def differences(data: bytes, tree: Path) -> list[str]:
+    """How an artifact's files differ from the tree it claims to pack (empty: exactly its files)."""
+    packed = contents(data)
+    on_disk = {p.relative_to(tree).as_posix(): p for p in Path(tree).rglob("*") if p.is_file()}
+    problems = [f"{name}: in the artifact, not in the tree" for name in sorted(set(packed) - set(on_disk))]
+    problems += [f"{name}: in the tree, not in the artifact" for name in sorted(set(on_disk) - set(packed))]
+    problems += [f"{name}: differs from the tree" for name in sorted(set(packed) & set(on_disk))
+                 if packed[name] != on_disk[name].read_bytes()]
+    return problems
+
+
+def unpack(data: bytes, folder: Path) -> Path:
+    """Extract an artifact into an empty ``folder`` (so the bytes that run are the artifact's)."""
+    folder.mkdir(parents=True, exist_ok=False)
+    for name, payload in contents(data).items():
+        target = folder / name
+        if not target.resolve().is_relative_to(folder.resolve()):
+            raise ValueError(f"artifact entry {name!r} points outside the folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(payload)
+    return folder
+
+
+def build(tree_name: str, tree: Path, path: Path) -> tuple[Artifact, list[str]]:
+    """Pack ``tree`` into ``path`` and read it back; an existing file with other bytes is kept
+    and reported, never overwritten."""
+    data = pack(tree)
+    problems = []
+    if path.exists() and path.read_bytes() != data:
+        problems.append(f"{path.name}: an artifact of this name already exists with other bytes "
+                        f"(sha256 {sha256_hex(path.read_bytes())[:12]} on disk, {sha256_hex(data)[:12]} built "
+                        f"from {tree_name}); a release must not change under one version: bump it or remove the file")
+    else:
+        write_atomic_bytes(path, data)
+        problems += [f"{path.name}: {p}" for p in differences(path.read_bytes(), tree)]
+    return Artifact(tree_name, path, data, sha256_hex(data), len(contents(data))), problems

@@ -1,0 +1,56 @@
+"""`extparity gate`: the release gate over the whole shipped extension (see ``extparity.gate``)."""
+
+from __future__ import annotations
+
+import json
+
+from .. import report
+from ..config import load_project
+from ..gate import run_gate
+from .common import add_limit_options, check_output, controller, load, stderr, write
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "gate", help="the release gate: trees, manifests, versions, packed artifacts, entry points, parity")
+    add_limit_options(parser)
+    parser.add_argument("--allow-stale", action="store_true",
+                        help="a known deviation that no longer occurs is reported, not a failure")
+    parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks")
+    parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
+    parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    parser.set_defaults(handler=main)
+
+
+def main(args) -> int:
+    """Exit 0 when every check passes, 1 when any fails (each says why on one line), 2 on a
+    usage or config error found before anything ran."""
+    project = load_project(args.config)
+    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    corpus, problems = load(args, project)
+    gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
+                    budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr)
+    print(report.summary_table(gate.run))
+    document = report.json_result(gate.run, gate.tested, corpus.files, problems)
+    document["ok"] = gate.ok
+    document["gate"] = gate.section()
+    write_errors = [e for e in (
+        write(outputs["json"], report.dumps(document)),
+        write(outputs["matrix"], report.matrix_markdown(gate.run)),
+        write(outputs["timings"], json.dumps(report.timings(gate.run), indent=1, sort_keys=True) + "\n"),
+    ) if e]
+    failed = [c for c in gate.checks if not c.ok]
+    if failed:
+        stderr("\nFAILED:")
+        for failure in failed:
+            for problem in failure.problems:
+                stderr(f"  {failure.name}: {problem}")
+    print()
+    for line in [c.text() for c in gate.checks] + [f"FAIL reports: {e}" for e in write_errors]:
+        print(line)
+    if failed or write_errors:
+        names = ", ".join([c.name for c in failed] + ["reports"] * bool(write_errors))
+        print(f"\ngate FAILED: {len(failed) + bool(write_errors)} of {len(gate.checks)} checks ({names})")
+        return 1
+    print(f"\ngate PASSED: all {len(gate.checks)} checks")
+    return 0

@@ -1,0 +1,308 @@
+"""The release gate: every check a release must pass, each a line that says why, all of them run.
+
+Why a gate and not `run`: a parity run answers "do the verdicts agree?" about the modules the
+entries reach. A release ships more than that: whole trees, manifests, a background that must
+start and answer, version strings, packed files. Each was a way to fool `run` (a second, laxer
+parser copy the Firefox manifest pointed at; a module outside the verified set; a background
+that threw at start-up; a parser that changed only inside the service worker; a known deviation
+hiding a divergence; an empty corpus), so each is a check of its own here:
+
+* corpus        - cases exist, for every entry, at least the configured minimum;
+* trees         - every file but manifest.json and the declared glue is byte-identical;
+* manifests     - key by key equal but for the declared keys; each accepted by its browser;
+                  every file they reach exists;
+* release       - manifests, package.json and the newest changelog entry state one version;
+* artifacts     - one deterministic zip per tree in dist/, never replaced by other bytes;
+                  the engines run on the artifacts' bytes (unpacked), not on the trees;
+* web-ext lint  - Mozilla's linter on each Firefox artifact;
+* entry points  - cases also went through the background's runtime.sendMessage in every
+                  browser, and it answered every one;
+* background    - the scripts each background loads are the same in every tree, include the
+                  verified modules, and are what the browser actually loaded;
+* parity        - every engine agrees and meets the corpus's expectations (as `run`);
+* known deviations - every entry valid and still deviating (stale ones fail unless allowed).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from . import artifacts as packing
+from . import release, report, tree_checks
+from .config import BROWSER_KINDS, Project
+from .corpus import Corpus
+from .engines.driver import Controller
+from .engines.linker import LinkError
+from .judge import CRASH, ERROR, KNOWN, MISSING, STALE, TIMEOUT
+from .runner import RunResult, run_parity
+from .weblint import Lint, LintResult
+
+UNPACKED = ".unpacked"  # inside dist/: the artifacts as the engines load them, removed afterwards
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    line: str  # the one-line reason
+    problems: list[str] = field(default_factory=list)  # everything behind a failing line
+
+    def text(self) -> str:
+        return f"{'PASS' if self.ok else 'FAIL'} {self.name}: {self.line}"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "ok": self.ok, "line": self.line, "problems": self.problems}
+
+
+def check(name: str, problems: list[str], passing: str) -> Check:
+    """A failing check says its first problem, and how many more there are."""
+    if not problems:
+        return Check(name, True, passing)
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return Check(name, False, problems[0] + more, list(problems))
+
+
+@dataclass
+class GateResult:
+    checks: list[Check]
+    run: RunResult
+    tested: Project  # the project as the engines saw it: trees are the unpacked artifacts
+    artifacts: list[packing.Artifact]
+    lint: dict[str, LintResult]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def section(self) -> dict:
+        """The gate's part of the JSON report (deterministic: hashes, no times)."""
+        return {
+            "ok": self.ok,
+            "checks": [c.to_json() for c in self.checks],
+            "artifacts": {a.tree: {"path": self.tested.relative(a.path), "sha256": a.sha256, "files": a.files}
+                          for a in self.artifacts},
+            "web_ext": {tree: lint.messages for tree, lint in sorted(self.lint.items())},
+        }
+
+
+def browsers_by_tree(project: Project) -> dict[str, set[str]]:
+    """Tree -> the browser kinds that load it (their rules apply to its manifest)."""
+    found: dict[str, set[str]] = {tree: set() for tree in project.trees}
+    for spec in project.engines.values():
+        if spec.kind in BROWSER_KINDS:
+            found[spec.tree].add(spec.kind)
+    return found
+
+
+def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, case_timeout_s: float = 10.0,
+             budget_s: float = 600.0, jobs: int | None = None, controller: Controller | None = None,
+             log: Callable[[str], None] = lambda line: None) -> GateResult:
+    browsers = browsers_by_tree(project)
+    checks = [corpus_check(project, corpus), trees_check(project), manifests_check(project, browsers),
+              release_check(project)]
+    unpacked_root = project.gate.dist / UNPACKED
+    shutil.rmtree(unpacked_root, ignore_errors=True)
+    try:
+        built, artifact_problems, unpacked = build_artifacts(project, browsers, unpacked_root)
+        tested = replace(project, trees={**project.trees, **unpacked})
+        lints = {tree: Lint(project.gate.web_ext or "web-ext", tested.trees[tree], project.gate.web_ext_allow)
+                 for tree, kinds in browsers.items() if "firefox" in kinds}
+        try:
+            result = run_parity(tested, corpus.cases, list(project.engines), case_timeout_s=case_timeout_s,
+                                budget_s=budget_s, jobs=jobs, controller=controller, log=log)
+            linted = {tree: lint.result() for tree, lint in lints.items()}
+        finally:
+            for lint in lints.values():
+                lint.stop()
+        checks.append(artifacts_check(tested, built, artifact_problems))
+        if linted:
+            checks.append(check("web-ext lint", [f"{tree}: {p}" for tree, r in linted.items() for p in r.problems],
+                                "; ".join(f"{tree}: {r.line}" for tree, r in linted.items())))
+        checks += [entry_points_check(tested, result, browsers), background_check(tested, result, browsers),
+                   parity_check(result), deviations_check(tested, result, allow_stale)]
+    finally:
+        shutil.rmtree(unpacked_root, ignore_errors=True)
+    return GateResult(checks, result, tested, built, linted)
+
+
+def corpus_check(project: Project, corpus: Corpus) -> Check:
+    counts = Counter(case.fn for case in corpus.cases)
+    problems = [] if corpus.cases else ["no cases: a gate on zero cases proves nothing"]
+    problems += [f"corpus: {problem}" for problem in corpus.problems]
+    for entry in project.entries if corpus.cases else ():
+        minimum = project.gate.minimum_cases.get(entry, 1)
+        if counts[entry] == 0:
+            problems.append(f"{entry}: no cases, so the entry is untested")
+        elif counts[entry] < minimum:
+            problems.append(f"{entry}: {counts[entry]} cases, fewer than the {minimum} that "
+                            f"[tool.extparity.gate].minimum_cases asks for")
+    shown = ", ".join(f"{entry} {counts[entry]}" + (f" (minimum {project.gate.minimum_cases[entry]})"
+                                                    if entry in project.gate.minimum_cases else "")
+                      for entry in project.entries)
+    return check("corpus", problems, f"{len(corpus.cases)} cases in {len(corpus.files)} files: {shown}")
+
+
+def trees_check(project: Project) -> Check:
+    glue = project.gate.glue
+    problems = tree_checks.compare_trees(project.trees, glue)
+    files = set().union(*(tree_checks.tree_files(tree) for tree in project.trees.values()))
+    problems += [f"glue {path}: in no tree ([tool.extparity.gate].glue)" for path in glue if path not in files]
+    compared = len(files - {tree_checks.MANIFEST, *glue})
+    return check("trees", problems, f"{compared} files byte-identical in {', '.join(project.trees)} "
+                                    f"(manifest.json compared key by key; glue: {', '.join(glue) or 'none'})")
+
+
+def manifests_check(project: Project, browsers: dict[str, set[str]]) -> Check:
+    problems = tree_checks.check_manifests(project.trees, browsers)
+    manifests = {}
+    for name, tree in project.trees.items():
+        manifest, error = tree_checks.load_manifest(name, tree)
+        if manifest is not None:
+            manifests[name] = manifest
+    problems += tree_checks.compare_manifests(manifests, project.gate.manifest_keys)
+    reached = set()
+    for name, manifest in manifests.items():
+        reached |= set(tree_checks.reachable_files(project.trees[name], manifest)[0])
+    rules = ", ".join(f"{name} by {' and '.join(sorted(kinds))}" for name, kinds in browsers.items() if kinds)
+    return check("manifests", problems,
+                 f"equal key by key but for {', '.join(project.gate.manifest_keys) or 'none'}; accepted "
+                 f"({rules or 'no browser engine'}); {len(reached)} files reached, all present")
+
+
+def release_check(project: Project) -> Check:
+    sources = {project.relative(tree / tree_checks.MANIFEST): tree / tree_checks.MANIFEST
+               for tree in project.trees.values()}
+    for path in (project.gate.package_json, project.gate.changelog):
+        if path is not None:
+            sources[project.relative(path)] = path
+    versions = release.declared_versions(sources)
+    version = next((v for v in versions.values() if v), None)
+    return check("release", release.check_versions(versions), f"{version} in {', '.join(sources)}")
+
+
+def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_root: Path):
+    """One artifact per tree in dist/, each unpacked for the engines; and what went wrong."""
+    base = _release_name(project)
+    built, problems, unpacked = [], [], {}
+    for name, tree in project.trees.items():
+        manifest, _ = tree_checks.load_manifest(name, tree)
+        version = (manifest or {}).get("version")
+        suffix = ".xpi" if "firefox" in browsers[name] else ".zip"
+        path = project.gate.dist / packing.artifact_name(base, version if isinstance(version, str) else None, name, suffix)
+        try:
+            artifact, found = packing.build(name, tree, path)
+            unpacked[name] = packing.unpack(artifact.data, unpacked_root / name)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{name}: cannot build {path.name}: {exc}")
+            continue
+        built.append(artifact)
+        problems += found
+    return built, problems, unpacked
+
+
+def _release_name(project: Project) -> str:
+    """package.json's name when configured, else the first manifest's name."""
+    if project.gate.package_json is not None:
+        try:
+            name = json.loads(project.gate.package_json.read_text(encoding="utf-8")).get("name")
+            if isinstance(name, str) and name:
+                return name.split("/")[-1]
+        except (OSError, ValueError, AttributeError):
+            pass
+    for name, tree in project.trees.items():
+        manifest, _ = tree_checks.load_manifest(name, tree)
+        if manifest and isinstance(manifest.get("name"), str):
+            return manifest["name"]
+    return "extension"
+
+
+def artifacts_check(tested: Project, built: list[packing.Artifact], problems: list[str]) -> Check:
+    shown = ", ".join(f"{tested.relative(a.path)} (sha256 {a.sha256[:12]}, {a.files} files)" for a in built)
+    return check("artifacts", problems, f"{shown}; the engines ran on these bytes")
+
+
+def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, set[str]]) -> Check:
+    messengers = [name for name, spec in tested.engines.items() if spec.via == "message"]
+    problems = [f"tree {tree}: no engine reaches its background (configure [tool.extparity.gate].messages)"
+                for tree, kinds in browsers.items()
+                if kinds and not any(tested.engines[name].tree == tree for name in messengers)]
+    if not messengers:
+        problems.append("no engine goes through the extension's background: configure browser engines "
+                        "and [tool.extparity.gate].messages")
+    elif not result.results:
+        problems.append("no case went through the backgrounds' message paths (no cases)")
+    for name in messengers:
+        run = result.runs[name]
+        if run.status != "ok":
+            problems.append(f"{name}: {run.status}: {run.detail}")
+            continue
+        unanswered = [r for r in result.results if r.cells.get(name) in (ERROR, TIMEOUT, CRASH, MISSING)]
+        if unanswered:
+            first = unanswered[0]
+            problems.append(f"{name}: {len(unanswered)} cases got no answer through the message path "
+                            f"(first {first.case.id}: {'; '.join(first.notes.get(name, []))})")
+    return check("entry points", problems, f"{', '.join(messengers)} answered all {len(result.results)} cases "
+                                           f"through runtime.sendMessage to the extension's background")
+
+
+def background_check(tested: Project, result: RunResult, browsers: dict[str, set[str]]) -> Check:
+    problems = list(result.background_problems)
+    closures: dict[str, set[str]] = {}
+    for tree, kinds in browsers.items():
+        if not kinds:
+            continue
+        manifest, error = tree_checks.load_manifest(tree, tested.trees[tree])
+        try:
+            if error:
+                raise LinkError(error)
+            closures[tree] = set(tree_checks.background_closure(tested.trees[tree], manifest))
+        except LinkError as exc:
+            problems.append(f"{tree}: its background cannot be read: {exc}")
+    verified = set(result.disk_hashes)
+    for tree, closure in closures.items():
+        missing = sorted(verified - closure)
+        if missing:
+            problems.append(f"{tree}: its background does not load {', '.join(missing)}, "
+                            f"{'which the engines verified' if len(missing) == 1 else 'modules the engines verified'}")
+    names = list(closures)
+    for other in names[1:]:
+        base = names[0]
+        if closures[other] != closures[base]:
+            problems.append(f"the backgrounds load different scripts: {other} loads "
+                            f"{', '.join(sorted(closures[other] - closures[base])) or 'nothing more'} and {base} "
+                            f"loads {', '.join(sorted(closures[base] - closures[other])) or 'nothing more'} "
+                            f"that the other does not")
+    scripts = sorted(next(iter(closures.values()), set()))
+    loaders = [n for n, s in tested.engines.items() if s.via == "message" and result.runs[n].module_hashes]
+    if not loaders:
+        problems.append("no browser reported the scripts its background loaded (no engine went through the "
+                        "background: see entry points)")
+    return check("background", problems,
+                 f"{' and '.join(names)} backgrounds load the same {len(scripts)} scripts ({', '.join(scripts)}), "
+                 f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes")
+
+
+def parity_check(result: RunResult) -> Check:
+    return check("parity", report.failure_lines(result, parity_only=True), report.closing_line(result))
+
+
+def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> Check:
+    where = tested.relative(tested.known_deviations) if tested.known_deviations else None
+    problems = list(result.deviation_problems)  # each names the file and the entry
+    stale = [(r.case.id, [name for name, cell in r.cells.items() if cell == STALE])
+             for r in result.results if STALE in r.cells.values()]
+    if not allow_stale:
+        problems += [f"stale entry: {case} no longer deviates on {', '.join(engines)}: remove it "
+                     f"(or pass --allow-stale)" for case, engines in stale]
+    known_cases = sum(KNOWN in r.cells.values() for r in result.results)
+    known_cells = sum(cell == KNOWN for r in result.results for cell in r.cells.values())
+    line = f"{known_cases} cases ({known_cells} cells) are known deviations" + (
+        f" in {where}, each with a reason and a link" if where else " (no known_deviations file configured)")
+    if stale:
+        line += f"; {len(stale)} stale entries allowed by --allow-stale ({', '.join(case for case, _ in stale)})"
+    return check("known deviations", problems, line)

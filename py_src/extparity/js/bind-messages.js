@@ -1,0 +1,30 @@
+// Binds each configured entry to the extension's own message path, the same way in every browser.
+//
+// Why: users' code does not import the parser, it asks the background, so a parser that behaves
+// differently only where the background runs (Chromium's service worker, Firefox's background
+// page) or a background that never answers is only seen through that path. A message adapter
+// (a harness-side module, never part of the extension) maps a case to a message and the reply to
+// the verdict text: `adapter(send, modules, ...args)`, where `send(message)` resolves with the
+// background's reply and `modules` maps every module the entries reach to its namespace, so the
+// adapter can write the reply with the subject's own canonical serializer.
+//
+// This file is a single function expression: `const bindMessages = <text>;`.
+//   send:       function(message) -> Promise of the background's reply
+//   namespaces: {path: module namespace}
+//   entries:    {fn: {module, export}} (only the names are used here)
+//   adapters:   {fn: message adapter}
+(function bindMessages(send, namespaces, entries, adapters) {
+  "use strict";
+  var bound = Object.create(null);
+  var modules = Object.freeze(Object.assign(Object.create(null), namespaces));
+  Object.keys(entries).forEach(function (fn) {
+    var adapter = adapters[fn];
+    if (typeof adapter !== "function") {
+      throw new Error("entry " + fn + " has no message adapter ([tool.extparity.gate].messages)");
+    }
+    bound[fn] = function () {
+      return adapter.apply(undefined, [send, modules].concat(Array.prototype.slice.call(arguments)));
+    };
+  });
+  return bound;
+})

@@ -1,0 +1,89 @@
+"""Mozilla's ``web-ext lint`` on a Firefox artifact: what addons.mozilla.org's validator says.
+
+Why: a tree that every engine agrees on can still be refused by the store (a missing key, an
+unsafe assignment, a manifest Firefox will not accept in a future release). The linter is the
+npm package ``web-ext`` (Node.js); the gate starts it while the engines run. Errors always
+fail; warnings fail unless their code is accepted in ``[tool.extparity.gate].web_ext.allow``,
+and an accepted code that no longer occurs fails too (as a stale known deviation does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TIMEOUT_S = 180.0
+
+
+@dataclass
+class LintResult:
+    ok: bool
+    line: str
+    problems: list[str] = field(default_factory=list)
+    messages: list[dict] = field(default_factory=list)  # code, type, file, message: for the report
+
+
+class Lint:
+    """One ``web-ext lint`` of one folder, started now and read by ``result()``."""
+
+    def __init__(self, command: str, source_dir: Path, allow: tuple[str, ...]) -> None:
+        self.command, self.source_dir, self.allow = command, source_dir, allow
+        self.error: str | None = None
+        self.process: subprocess.Popen | None = None
+        executable = shutil.which(command)
+        if executable is None:
+            self.error = (f"web-ext not found ({command}); install Mozilla's linter with "
+                          f"`npm install --prefix .tools web-ext@10` (make setup does) or set "
+                          f"[tool.extparity.gate].web_ext.command")
+            return
+        env = {**os.environ, "NO_UPDATE_NOTIFIER": "1", "NODE_NO_WARNINGS": "1"}
+        self.process = subprocess.Popen(
+            [executable, "lint", "--source-dir", str(source_dir), "--no-input", "--output=json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+
+    def result(self) -> LintResult:
+        if self.error:
+            return LintResult(False, self.error, [self.error])
+        try:
+            out, err = self.process.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+            problem = f"web-ext lint gave no answer within {TIMEOUT_S:g}s"
+            return LintResult(False, problem, [problem])
+        try:
+            report = json.loads(out)
+        except ValueError:
+            tail = (err or out).decode("utf-8", "replace").strip().splitlines()
+            problem = f"web-ext lint exited {self.process.returncode} without a JSON report: {tail[-1] if tail else ''}"
+            return LintResult(False, problem, [problem])
+        return judge(report, self.allow)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+def judge(report: dict, allow: tuple[str, ...]) -> LintResult:
+    """Errors fail; warnings fail unless allowed; allowed codes must still occur."""
+    messages = [{"type": kind, "code": m.get("code"), "file": m.get("file"), "message": m.get("message")}
+                for kind in ("errors", "warnings", "notices") for m in report.get(kind, [])]
+    problems = [f"error {m['code']} ({m['file']}): {m['message']}" for m in messages if m["type"] == "errors"]
+    problems += [f"warning {m['code']} ({m['file']}): {m['message']}" for m in messages
+                 if m["type"] == "warnings" and m["code"] not in allow]
+    seen = {m["code"] for m in messages if m["type"] == "warnings"}
+    problems += [f"allowed warning {code} no longer occurs: remove it from [tool.extparity.gate].web_ext.allow"
+                 for code in allow if code not in seen]
+    summary = report.get("summary", {})
+    counts = f"{summary.get('errors', 0)} errors, {summary.get('warnings', 0)} warnings, {summary.get('notices', 0)} notices"
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return LintResult(False, f"{problems[0]}{more}", problems, messages)
+    accepted = sorted(seen & set(allow))
+    line = counts + (f"; accepted by config: {', '.join(accepted)}" if accepted else "")
+    return LintResult(True, line, [], messages)

@@ -1,0 +1,56 @@
+"""docs/ci-gate.yml, the GitHub Actions recipe for the release gate, cannot run here: it is held
+to its shape instead. It must parse as YAML, install Debian's browsers and a Node.js web-ext can
+run on, set the project up the README's way, run the gate with a JSON report, and upload the
+reports and artifacts even when the gate fails. The README must link it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPE = ROOT / "docs" / "ci-gate.yml"
+
+
+def workflow() -> dict:
+    return yaml.safe_load(RECIPE.read_text(encoding="utf-8"))
+
+
+def steps() -> list[dict]:
+    jobs = workflow()["jobs"]
+    assert list(jobs) == ["gate"]
+    return jobs["gate"]["steps"]
+
+
+def test_the_recipe_is_a_workflow_with_triggers_and_one_job_in_debian():
+    document = workflow()
+    triggers = document.get("on", document.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert {"pull_request", "push"} <= set(triggers)
+    job = document["jobs"]["gate"]
+    assert job["runs-on"] == "ubuntu-latest" and job["container"].startswith("debian:")
+
+
+def test_it_installs_debians_browsers_and_node_20_before_setting_up():
+    runs = [step.get("run", "") for step in steps()]
+    uses = [step.get("uses", "") for step in steps()]
+    install = next(i for i, run in enumerate(runs) if "apt-get install" in run)
+    assert "chromium" in runs[install] and "firefox-esr" in runs[install] and "python3-venv" in runs[install]
+    node = uses.index("actions/setup-node@v4")
+    assert str(steps()[node]["with"]["node-version"]) == "20"
+    setup = runs.index("make setup")
+    assert install < uses.index("actions/checkout@v4") < setup and node < setup
+
+
+def test_it_runs_the_gate_with_reports_and_uploads_them_even_on_failure():
+    gate = next(step for step in steps() if "extparity gate" in step.get("run", ""))
+    assert "--json out/gate.json" in gate["run"]
+    upload = next(step for step in steps() if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()"
+    paths = upload["with"]["path"].split()
+    assert {"out/gate.json", "dist/*.zip", "dist/*.xpi"} <= set(paths)
+    assert steps().index(gate) < steps().index(upload)
+
+
+def test_the_readme_links_the_recipe():
+    assert "(docs/ci-gate.yml)" in (ROOT / "README.md").read_text(encoding="utf-8")
