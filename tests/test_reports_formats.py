@@ -73,7 +73,7 @@ def result_with(case: dict, engines=("python", "quickjs-chrome", "quickjs-firefo
                      "failed": 0, "known": 0} for e in engines],
         "engines": {e: {"kind": "quickjs", "tree": None, "status": "ok", "detail": "", "versions": {}, "module_hashes": {}}
                     for e in engines},
-        "modules": {"on_disk": {}, "adapters": {}, "problems": []},
+        "modules": {"on_disk": {}, "background": {}, "adapters": {}, "problems": [], "background_problems": []},
         "known_deviation_problems": [], "problems": [],
         "cases": [{"id": "c", "fn": "parse", "group": "g", "file": "c.jsonl", "line": 1,
                    "args": {"allowed": [], "input": "x"}, "expect": "reference", "tags": ["t"], "why": "w", **case}],

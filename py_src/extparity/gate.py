@@ -114,7 +114,8 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
                  for tree, kinds in browsers.items() if "firefox" in kinds}
         try:
             result = run_parity(tested, corpus.cases, list(project.engines), case_timeout_s=case_timeout_s,
-                                budget_s=budget_s, jobs=jobs, controller=controller, log=log)
+                                budget_s=budget_s, jobs=jobs, controller=controller, log=log,
+                                deviation_cases={case.id for case in corpus.cases})
             linted = {tree: lint.result() for tree, lint in lints.items()}
         finally:
             for lint in lints.values():
