@@ -30,6 +30,7 @@ from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
 from config_files import write_pyproject
 
 ROOT = Path(__file__).resolve().parents[1]
+VERSION = json.loads((ROOT / "extension/chrome/manifest.json").read_text())["version"]  # the version that ships
 PARSER = "src/agent/tool-call-parser.js"
 # The allowlist rule of plain JSON calls, with the line before it so that it is found once.
 ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") throw new Rejected("bad-name");\n'
@@ -155,7 +156,9 @@ def test_the_gate_passes_on_the_bundled_extension_and_counts_its_known_deviation
     assert list(outcome.lines) == CHECKS and outcome.failing() == set()
     assert outcome.out.strip().endswith("gate PASSED: all 10 checks")
     parity = outcome.reason("parity")
-    assert re.match(r"\d+ of \d+ cases agree across .*; 29 cases \(54 cells\) are known deviations", parity), parity
+    known = json.loads((ROOT / "fixtures/known-deviations.json").read_text())
+    cells = sum(len(entry["engines"]) for entry in known)
+    assert re.match(rf"\d+ of \d+ cases agree across .*; {len(known)} cases \({cells} cells\) are known deviations", parity), parity
     assert "chromium-background, firefox-background answered all" in outcome.reason("entry points")
     assert outcome.json["ok"] is True and outcome.json["gate"]["ok"] is True
     for artifact in outcome.json["gate"]["artifacts"].values():
@@ -195,13 +198,13 @@ def test_two_gate_runs_give_byte_identical_artifacts_and_reports(twice):
     assert second.code == 0, second.out + second.err
     assert (copy.root / "first.json").read_bytes() == (copy.root / "second.json").read_bytes()
     assert copy.dist() == first_dist
-    assert sorted(first_dist) == ["tool-call-inspector-0.1.0-chrome.zip", "tool-call-inspector-0.1.0-firefox.xpi"]
+    assert sorted(first_dist) == [f"tool-call-inspector-{VERSION}-chrome.zip", f"tool-call-inspector-{VERSION}-firefox.xpi"]
 
 
 def test_the_engines_ran_on_the_unpacked_artifacts_and_the_report_records_their_hashes(twice):
     copy, first, first_dist, _ = twice
     recorded = first.json["gate"]["artifacts"]
-    for tree, name in (("chrome", "tool-call-inspector-0.1.0-chrome.zip"), ("firefox", "tool-call-inspector-0.1.0-firefox.xpi")):
+    for tree, name in (("chrome", f"tool-call-inspector-{VERSION}-chrome.zip"), ("firefox", f"tool-call-inspector-{VERSION}-firefox.xpi")):
         assert recorded[tree] == {"path": f"dist/{name}", "sha256": hashlib.sha256(first_dist[name]).hexdigest(), "files": 8}
         assert artifacts.contents(first_dist[name]) == {
             p.relative_to(copy.tree(tree)).as_posix(): p.read_bytes() for p in copy.tree(tree).rglob("*") if p.is_file()}
@@ -212,7 +215,7 @@ def test_the_engines_ran_on_the_unpacked_artifacts_and_the_report_records_their_
 
 def test_the_deterministic_zip_has_fixed_order_times_and_modes(twice):
     _, _, first_dist, _ = twice
-    with zipfile.ZipFile(io.BytesIO(first_dist["tool-call-inspector-0.1.0-chrome.zip"])) as archive:
+    with zipfile.ZipFile(io.BytesIO(first_dist[f"tool-call-inspector-{VERSION}-chrome.zip"])) as archive:
         infos = archive.infolist()
     assert [i.filename for i in infos] == sorted(i.filename for i in infos)
     assert {(i.date_time, i.external_attr >> 16, i.extra) for i in infos} == {((1980, 1, 1, 0, 0, 0), 0o100644, b"")}
@@ -289,7 +292,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
               trees=["chrome"])  # declared glue: allowed to differ
     css = copy.tree("firefox") / "inspector.css"
     css.write_bytes(css.read_bytes().replace(b"{", b"{ ", 1))
-    copy.edit_json(copy.root / "extension" / "package.json", lambda p: p.update(version="0.1.1"))
+    copy.edit_json(copy.root / "extension" / "package.json", lambda p: p.update(version="9.9.9"))
     # an artifact of this version already in dist/, whose bytes someone changed after the build
     original = artifacts.pack(copy.tree("chrome"))
     files = artifacts.contents(original)
@@ -299,7 +302,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
         for name, data in files.items():
             archive.writestr(name, data)
     (copy.root / "dist").mkdir()
-    (copy.root / "dist" / "tool-call-inspector-0.1.0-chrome.zip").write_bytes(tampered.getvalue())
+    (copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip").write_bytes(tampered.getvalue())
     outcome = copy.gate()
     assert outcome.code == 1
     assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity"}
@@ -309,11 +312,11 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     assert outcome.json["gate"]["checks"][CHECKS.index("trees")]["problems"][1] == \
         "glue gone.js: in no tree ([tool.extparity.gate].glue)"
     assert outcome.reason("release") == (
-        "versions disagree: extension/chrome/manifest.json=0.1.0, extension/firefox/manifest.json=0.1.0, "
-        "extension/package.json=0.1.1, extension/CHANGELOG.md=0.1.0")
+        f"versions disagree: extension/chrome/manifest.json={VERSION}, extension/firefox/manifest.json={VERSION}, "
+        f"extension/package.json=9.9.9, extension/CHANGELOG.md={VERSION}")
     assert outcome.reason("artifacts").startswith(
-        "tool-call-inspector-0.1.0-chrome.zip: an artifact of this name already exists with other bytes")
-    assert (copy.root / "dist" / "tool-call-inspector-0.1.0-chrome.zip").read_bytes() == tampered.getvalue()
+        f"tool-call-inspector-{VERSION}-chrome.zip: an artifact of this name already exists with other bytes")
+    assert (copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip").read_bytes() == tampered.getvalue()
     assert "all 0 cases agree" not in outcome.out
 
 

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from extparity.config import load_project
-from toolcalls import parse_tool_calls, repair_arguments
+from toolcalls import parse_tool_calls, parse_tool_calls_canonical, repair_arguments, repair_arguments_canonical
 
 PROJECT = load_project()
 TREE = PROJECT.trees["chrome"]
@@ -88,10 +88,19 @@ def test_inspector_repairs_truncated_arguments_without_inventing(inspector):
 
 
 @pytest.mark.parametrize("message, expected", [
-    ({"type": "parseToolCalls", "text": TEXT, "allowed": ALLOWED}, parse_tool_calls(TEXT, ALLOWED)),
-    ({"type": "repairArguments", "raw": '{"a": [1, 2'}, repair_arguments('{"a": [1, 2')),
+    ({"type": "parseToolCalls", "text": TEXT, "allowed": ALLOWED}, {"verdict": parse_tool_calls_canonical(TEXT, ALLOWED)}),
+    ({"type": "repairArguments", "raw": '{"a": [1, 2'}, {"verdict": repair_arguments_canonical('{"a": [1, 2')}),
     ({"type": "launchMissiles"}, {"error": "unknown-message-type"}),
-], ids=["parse", "repair", "unknown-type"])
-def test_background_answers_runtime_messages_with_the_modules_verdicts(inspector, message, expected):
+    ({"type": "parseToolCalls", "text": 7, "allowed": ALLOWED}, {"error": "bad-message"}),
+], ids=["parse", "repair", "unknown-type", "bad-message"])
+def test_background_answers_runtime_messages_with_the_modules_canonical_verdicts(inspector, message, expected):
     reply = inspector.evaluate("message => chrome.runtime.sendMessage(message)", message)
     assert reply == expected
+
+
+def test_a_reply_keeps_argument_keys_named_like_object_prototype_members(inspector):
+    """The verdict travels as text: keys like __proto__ survive any browser's message cloning."""
+    text = '{"name":"click","arguments":{"__proto__":{"x":1},"constructor":2}}'
+    reply = inspector.evaluate("message => chrome.runtime.sendMessage(message)",
+                               {"type": "parseToolCalls", "text": text, "allowed": ["click"]})
+    assert json.loads(reply["verdict"])["calls"][0]["arguments"] == {"__proto__": {"x": 1}, "constructor": 2}

@@ -2,13 +2,18 @@
  * Background glue: answers runtime messages with the agent modules' verdicts, so extension
  * pages and test harnesses can ask the shipped parser without importing it themselves.
  *
+ * Replies carry the verdict as its canonical JSON text ({verdict: "..."}), not as an object:
+ * Firefox's message cloning drops own keys named like Object.prototype members (`__proto__`,
+ * `constructor`, ...), so an argument object could arrive with keys missing; text arrives
+ * byte for byte in every browser, and JSON.parse gives the sender the exact object back.
+ *
  * This file is byte-identical in the Chrome and Firefox trees on purpose: Firefox exposes
  * `browser`, Chromium `chrome`, and picking whichever exists at run time keeps the
  * manifests the only files that differ. Replies go through `sendResponse` synchronously,
  * which both browsers support; returning a Promise from the listener is not portable.
  */
-import { parseToolCalls } from "./src/agent/tool-call-parser.js";
-import { repairArguments } from "./src/agent/argument-repair.js";
+import { parseToolCallsCanonical } from "./src/agent/tool-call-parser.js";
+import { repairArgumentsCanonical } from "./src/agent/argument-repair.js";
 
 const api = globalThis.browser ?? globalThis.chrome;
 
@@ -23,10 +28,10 @@ function answer(message) {
         if (typeof message.text !== "string" || !isStringArray(message.allowed)) {
           return { error: "bad-message" };
         }
-        return parseToolCalls(message.text, message.allowed);
+        return { verdict: parseToolCallsCanonical(message.text, message.allowed) };
       case "repairArguments":
         if (typeof message.raw !== "string") return { error: "bad-message" };
-        return repairArguments(message.raw);
+        return { verdict: repairArgumentsCanonical(message.raw) };
       default:
         return { error: "unknown-message-type" };
     }
