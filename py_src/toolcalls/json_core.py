@@ -266,7 +266,7 @@ def read_number(u: str, i: int, end: int):
         if digits > 16 or abs(int(literal)) > MAX_SAFE_INTEGER:
             raise JsonReject("number-out-of-range", start)
         return int(literal), i
-    value = float(literal)
+    value = float(literal)  # correctly rounded at any length (SPEC.md 2, "Rounding"); JS: literalToDouble
     if value in (float("inf"), float("-inf")):
         raise JsonReject("number-out-of-range", start)
     return value, i

@@ -243,14 +243,115 @@ export function readNumber(u, i, end) {
     while (isDigit(u, i, end)) i += 1;
   }
   const literal = u.slice(start, i);
-  const value = Number(literal);
   if (isInteger) {
     const digits = literal.length - (literal.charCodeAt(0) === 0x2d ? 1 : 0);
-    if (digits > 16 || Math.abs(value) > MAX_SAFE_INTEGER) throw new JsonReject("number-out-of-range", start);
-    return [value, i];
+    if (digits > 16 || Math.abs(Number(literal)) > MAX_SAFE_INTEGER) throw new JsonReject("number-out-of-range", start);
+    return [Number(literal), i];
   }
+  const value = literalToDouble(literal);
   if (!Number.isFinite(value)) throw new JsonReject("number-out-of-range", start);
   return [value, i];
+}
+
+// ---------------------------------------------------------------- decimal literal to double
+
+// The engine's Number(string) is trusted only up to this many significant digits. ECMAScript
+// requires correct rounding up to 20; QuickJS-ng 0.17 misrounds near-midpoint literals from
+// about 39 (benchmarks/differential_numbers.py checks every engine).
+const TRUSTED_DIGITS = 19;
+// A midpoint between two doubles has at most 768 significant decimal digits, so the first 800
+// digits of a literal plus a sticky nonzero digit for the rest compare with every midpoint
+// exactly as the whole literal does.
+const KEPT_DIGITS = 800;
+
+// The double nearest to a JSON number literal (ties to even, +-Infinity past the largest
+// double), as Python's float() reads it, however many digits the literal has.
+function literalToDouble(literal) {
+  const negative = literal.charCodeAt(0) === 0x2d;
+  let k = negative ? 1 : 0;
+  let intEnd = k;
+  while (isDigit(literal, intEnd, literal.length)) intEnd += 1;
+  let fracEnd = intEnd;
+  if (fracEnd < literal.length && literal.charCodeAt(fracEnd) === 0x2e) {
+    fracEnd += 1;
+    while (isDigit(literal, fracEnd, literal.length)) fracEnd += 1;
+  }
+  const mantissa = literal.slice(k, intEnd) + literal.slice(Math.min(intEnd + 1, fracEnd), fracEnd);
+  let exponent = 0;
+  if (fracEnd < literal.length) {
+    k = fracEnd + 1;
+    const sign = literal.charCodeAt(k) === 0x2d ? -1 : 1;
+    if (literal.charCodeAt(k) === 0x2b || literal.charCodeAt(k) === 0x2d) k += 1;
+    for (; k < literal.length; k += 1) exponent = Math.min(exponent * 10 + literal.charCodeAt(k) - 0x30, 1e9);
+    exponent *= sign;
+  }
+  exponent -= fracEnd > intEnd ? fracEnd - intEnd - 1 : 0; // value = mantissa * 10^exponent
+  let first = 0;
+  while (first < mantissa.length && mantissa.charCodeAt(first) === 0x30) first += 1;
+  let last = mantissa.length;
+  while (last > first && mantissa.charCodeAt(last - 1) === 0x30) last -= 1;
+  const digits = mantissa.slice(first, last);
+  exponent += mantissa.length - last; // value = digits * 10^exponent, digits without zeros around
+  const point = exponent + digits.length; // 10^(point-1) <= value < 10^point
+  let magnitude;
+  if (digits.length === 0 || point <= -324) magnitude = 0; // below half the smallest double
+  else if (point > 309) magnitude = Infinity; // 10^309 is past the largest double
+  else if (digits.length <= TRUSTED_DIGITS) magnitude = Number(digits + "e" + exponent);
+  else magnitude = nearestDouble(digits, exponent);
+  return negative ? -magnitude : magnitude;
+}
+
+// Correct rounding of digits * 10^exponent (more than TRUSTED_DIGITS digits, no zeros around).
+// Its first TRUSTED_DIGITS digits give a lower bound and, one unit up, an upper bound that the
+// engine reads exactly; when both round to the same double that is the answer. Otherwise walk up
+// from the lower one while the value lies past the midpoint to the next double, comparing in
+// exact BigInt arithmetic.
+function nearestDouble(digits, exponent) {
+  if (digits.length > KEPT_DIGITS) {
+    exponent += digits.length - KEPT_DIGITS - 1;
+    digits = digits.slice(0, KEPT_DIGITS) + "1";
+  }
+  const head = digits.slice(0, TRUSTED_DIGITS);
+  const headExponent = exponent + digits.length - TRUSTED_DIGITS;
+  let x = Number(head + "e" + headExponent);
+  const top = Number(String(BigInt(head) + 1n) + "e" + headExponent);
+  if (x === top) return x;
+  const value = BigInt(digits);
+  while (x < top && !roundsDown(value, exponent, x)) x = nextUp(x);
+  return x;
+}
+
+// True when value * 10^exponent rounds to x rather than to the next double up (x finite, > 0):
+// it lies below their midpoint, or on it and x's significand is even.
+function roundsDown(value, exponent, x) {
+  const [f, e] = doubleParts(x);
+  let left = value;
+  let right = 2n * f + 1n; // the midpoint is (2f + 1) * 2^(e-1)
+  if (exponent >= 0) left *= 10n ** BigInt(exponent);
+  else right *= 10n ** BigInt(-exponent);
+  if (e - 1 >= 0) right <<= BigInt(e - 1);
+  else left <<= BigInt(1 - e);
+  return left < right || (left === right && f % 2n === 0n);
+}
+
+const SCRATCH = new DataView(new ArrayBuffer(8));
+
+// [f, e] with x = f * 2^e exactly: f a BigInt below 2^53, e >= -1074 (x finite, > 0).
+function doubleParts(x) {
+  SCRATCH.setFloat64(0, x);
+  const high32 = SCRATCH.getUint32(0);
+  const biased = (high32 >>> 20) & 0x7ff;
+  const f = (BigInt(high32 & 0xfffff) << 32n) | BigInt(SCRATCH.getUint32(4));
+  return biased === 0 ? [f, -1074] : [f + (1n << 52n), biased - 1075];
+}
+
+// The next double up from x (x finite, >= 0): the next bit pattern; after the largest, Infinity.
+function nextUp(x) {
+  SCRATCH.setFloat64(0, x);
+  const low32 = SCRATCH.getUint32(4);
+  if (low32 === 0xffffffff) SCRATCH.setUint32(0, SCRATCH.getUint32(0) + 1);
+  SCRATCH.setUint32(4, low32 === 0xffffffff ? 0 : low32 + 1);
+  return SCRATCH.getFloat64(0);
 }
 
 // ---------------------------------------------------------------- balanced-object scanner
@@ -393,17 +494,8 @@ export function formatNumber(x) {
 // The fewest decimal digits that read back as x (x > 0, finite), nearest to x, ties to even:
 // [digits, n] with x ~ 0.digits * 10^n. Exact BigInt arithmetic over x's rounding interval.
 function shortestDigits(x) {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const high32 = view.getUint32(0);
-  const biased = (high32 >>> 20) & 0x7ff;
-  let f = (BigInt(high32 & 0xfffff) << 32n) | BigInt(view.getUint32(4));
-  let e = -1074;
-  if (biased !== 0) {
-    f += 1n << 52n;
-    e = biased - 1075;
-  }
-  const asymmetric = biased > 1 && f === 1n << 52n; // the gap below a power of two is half
+  const [f, e] = doubleParts(x);
+  const asymmetric = e > -1074 && f === 1n << 52n; // the gap below a power of two is half
   const unit = e >= 0 ? 1n << BigInt(e) : 1n;
   const den = 4n * (e >= 0 ? 1n : 1n << BigInt(-e));
   const v = 4n * f * unit;
