@@ -76,3 +76,29 @@ def test_spec_example_is_the_reference_output(line, fn, call, verdict):
     if fn == "parse_tool_calls" and len(args) == 1:
         args.append(DEFAULT_ALLOWED)
     assert FUNCTIONS[fn](*args) == verdict
+
+
+def rewrite_spec() -> int:
+    """Replace every example verdict in SPEC.md with the reference's output; returns how many
+    changed. `python tests/test_reference_spec_examples.py --write`, then read the diff."""
+    lines = SPEC.read_text(encoding="utf-8").split("\n")
+    changed = 0
+    for number, fn, call, verdict in examples():
+        args = arguments(call)
+        if fn == "parse_tool_calls" and len(args) == 1:
+            args.append(DEFAULT_ALLOWED)
+        actual = FUNCTIONS[fn](*args)
+        if actual != verdict:
+            index = number if lines[number].startswith("→ ") else number - 1
+            lines[index] = lines[index].replace(verdict, actual)
+            changed += 1
+    SPEC.write_text("\n".join(lines), encoding="utf-8")
+    return changed
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--write"]:
+        raise SystemExit("usage: python tests/test_reference_spec_examples.py --write")
+    print(f"{rewrite_spec()} example verdicts rewritten in {SPEC}")

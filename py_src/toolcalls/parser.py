@@ -9,10 +9,15 @@ The passes run in a fixed order over a *masked* copy of the text: each pass blan
 claimed, so later passes cannot see it twice. Masking keeps offsets and line feeds intact.
 """
 
+from operator import itemgetter
+
 from . import json_core as jc
 from .json_core import JsonReject
 
 MAX_TEXT_UNITS = 10_000
+# A verdict lists at most this many rejections, the first in verdict order, and counts the rest
+# in "rejected_omitted" (SPEC.md 5.1): the verdict stays proportional to the text.
+MAX_LISTED_REJECTIONS = 64
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 TAGS = (
@@ -50,13 +55,14 @@ class Verdict:
     def __init__(self, allowed):
         self.allowed = allowed
         self.calls = []
-        self.rejected = []
+        self.rejected = []  # (start, end, reason, format, name)
 
     def accept(self, name, arguments, fmt, start, end):
         self.calls.append({"name": name, "arguments": arguments, "format": fmt, "span": [start, end]})
 
     def reject(self, reason, fmt, start, end, name=None):
-        self.rejected.append({"format": fmt, "name": name, "reason": reason, "span": [start, end]})
+        """`name` may be a function that works the name out: only listed rejections call it."""
+        self.rejected.append((start, end, reason, fmt, name))
 
     def take(self, fmt, start, end, make_call):
         """Run make_call() -> (name, arguments); file the call or its rejection."""
@@ -71,12 +77,17 @@ class Verdict:
 
     def result(self):
         self.calls.sort(key=lambda call: call["span"])
-        self.rejected.sort(key=lambda item: (item["span"], item["reason"]))
-        return {"calls": self.calls, "error": None, "rejected": self.rejected}
+        self.rejected.sort(key=itemgetter(0, 1, 2))
+        listed = [
+            {"format": fmt, "name": name() if callable(name) else name, "reason": reason, "span": [start, end]}
+            for start, end, reason, fmt, name in self.rejected[:MAX_LISTED_REJECTIONS]
+        ]
+        omitted = len(self.rejected) - len(listed)
+        return {"calls": self.calls, "error": None, "rejected": listed, "rejected_omitted": omitted}
 
 
 def error_verdict(code):
-    return {"calls": [], "error": code, "rejected": []}
+    return {"calls": [], "error": code, "rejected": [], "rejected_omitted": 0}
 
 
 # ---------------------------------------------------------------- call objects
@@ -540,7 +551,7 @@ def bare_pass(verdict, u):
             if prefix_start != -1:
                 name = u[prefix_start + len(CALL_PREFIX) : obj_start]
             else:
-                name = narrated_name(u, obj_start, obj_end)
+                name = lambda s=obj_start, e=obj_end: narrated_name(u, s, e)
             verdict.reject("not-own-line", fmt, start, obj_end, name)
             continue
         verdict.take(fmt, start, obj_end, make_call)

@@ -9,6 +9,9 @@
 import { IN_STRING, IN_VALUE, JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
+// A verdict lists at most this many rejections, the first in verdict order, and counts the rest
+// in "rejected_omitted" (SPEC.md 5.1): the verdict stays proportional to the text.
+export const MAX_LISTED_REJECTIONS = 64;
 
 const THINK_OPEN = "<think>", THINK_CLOSE = "</think>";
 const TAGS = [
@@ -42,20 +45,26 @@ function compareSpans(a, b) {
   return a[0] - b[0] || a[1] - b[1];
 }
 
+// Span, then reason: the order of [start, end, reason, ...] rejection records.
+function compareRejections(a, b) {
+  return compareSpans(a, b) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
+}
+
 // Collects accepted calls and rejected candidates while the passes run.
 class Verdict {
   constructor(allowed) {
     this.allowed = allowed;
     this.calls = [];
-    this.rejected = [];
+    this.rejected = []; // [start, end, reason, format, name]
   }
 
   accept(name, args, fmt, start, end) {
     this.calls.push({ name, arguments: args, format: fmt, span: [start, end] });
   }
 
+  // `name` may be a function that works the name out: only listed rejections call it.
   reject(reason, fmt, start, end, name = null) {
-    this.rejected.push({ format: fmt, name, reason, span: [start, end] });
+    this.rejected.push([start, end, reason, fmt, name]);
   }
 
   // Run makeCall() -> [name, arguments]; file the call or its rejection.
@@ -73,13 +82,15 @@ class Verdict {
 
   result() {
     this.calls.sort((a, b) => compareSpans(a.span, b.span));
-    this.rejected.sort((a, b) => compareSpans(a.span, b.span) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
-    return { calls: this.calls, error: null, rejected: this.rejected };
+    this.rejected.sort(compareRejections);
+    const listed = this.rejected.slice(0, MAX_LISTED_REJECTIONS).map(([start, end, reason, fmt, name]) => (
+      { format: fmt, name: typeof name === "function" ? name() : name, reason, span: [start, end] }));
+    return { calls: this.calls, error: null, rejected: listed, rejected_omitted: this.rejected.length - listed.length };
   }
 }
 
 function errorVerdict(code) {
-  return { calls: [], error: code, rejected: [] };
+  return { calls: [], error: code, rejected: [], rejected_omitted: 0 };
 }
 
 // ---------------------------------------------------------------- call objects
@@ -545,7 +556,7 @@ function barePass(verdict, u) {
       makeCall = () => callFromValue(parseStrict(u, objStart, objEnd), verdict.allowed);
     }
     if (!ownLine(u, start, objEnd)) {
-      const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : narratedName(u, objStart, objEnd);
+      const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : () => narratedName(u, objStart, objEnd);
       verdict.reject("not-own-line", fmt, start, objEnd, name);
       continue;
     }
