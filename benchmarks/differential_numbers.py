@@ -81,6 +81,8 @@ def check_read(engines, items) -> bool:
 
 def check_format(engines, doubles) -> bool:
     expected = [jc.es_number(x) for x in doubles]
+    ties = sum(map(_numbers.shortest_is_a_tie, doubles))
+    print(f"format {len(doubles)} doubles, {ties} of them halfway between their two nearest shortest decimals")
     hexes = ["%016x" % _numbers.double_to_bits(x) for x in doubles]
     ok = True
     for name, run in engines.items():

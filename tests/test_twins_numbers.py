@@ -54,6 +54,10 @@ globalThis.__numbers = (function () {
     }).join(","),
     // formatNumber(x), a space, and the engine's own String(x)
     format: (hexes) => hexes.map((h) => core.formatNumber(fromHex(h)) + " " + String(fromHex(h))).join(","),
+    // the exact BigInt search that formatNumber falls back on: digits and n
+    exact: (hexes) => hexes.map((h) => core.shortestDigits(Math.abs(fromHex(h))).join(" ")).join(","),
+    // the round-trip search started from 17 digits, whatever the engine's String(x) says
+    from17: (hexes) => hexes.map((h) => core.shortestByRoundTrip(Math.abs(fromHex(h)), 17).join(" ")).join(","),
   };
 })();
 """ % f"{REGISTRY}[{json.dumps(CORE)}]"
@@ -77,6 +81,15 @@ def reference_read(literal):
     except JsonReject as error:
         return "!" + error.reason
     return "%016x" % _numbers.double_to_bits(float(value))
+
+
+def shortest(x):
+    """The reference's shortest digits of |x| > 0 and n with |x| ~ 0.digits * 10^n, from repr."""
+    mantissa, _, exponent = repr(abs(x)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    stripped = digits.rstrip("0")
+    return stripped, int(exponent or 0) - len(fraction) + len(digits)
 
 
 def run_batches(ctx, method, items, size=1000):
@@ -103,3 +116,15 @@ def test_twin_formats_doubles_like_the_reference(twin):
     wrong = [(x, g, jc.es_number(x)) for x, g in zip(doubles, got) if g != jc.es_number(x)]
     assert wrong == [], f"{len(wrong)} of {len(doubles)} doubles differ, e.g. {wrong[:3]}"
     assert any(math.ldexp(1, -1074) == abs(x) for x in doubles)
+    assert sum(map(_numbers.shortest_is_a_tie, doubles)) >= 50  # the even one of two equally near
+
+
+@pytest.mark.parametrize("method", ["exact", "from17"])
+def test_twin_shortest_digits_by_each_search(twin, method):
+    """The exact fallback, and the round-trip search when String(x) is too long (as QuickJS-ng's
+    sometimes is), each find the reference's digits."""
+    doubles = [x for x in _numbers.random_doubles(random.Random(9), 6000) if x != 0]
+    got = run_batches(twin, method, ["%016x" % _numbers.double_to_bits(x) for x in doubles], 2000)
+    wrong = [(x, g, shortest(x)) for x, g in zip(doubles, got) if g != "%s %d" % shortest(x)]
+    assert wrong == [], f"{len(wrong)} of {len(doubles)} doubles differ, e.g. {wrong[:3]}"
+    assert sum(map(_numbers.shortest_is_a_tie, doubles)) >= 20  # the even one of two equally near

@@ -276,7 +276,9 @@ function literalToDouble(literal) {
     fracEnd += 1;
     while (isDigit(literal, fracEnd, literal.length)) fracEnd += 1;
   }
-  const mantissa = literal.slice(k, intEnd) + literal.slice(Math.min(intEnd + 1, fracEnd), fracEnd);
+  const fraction = fracEnd > intEnd ? fracEnd - intEnd - 1 : 0;
+  if (intEnd - k + fraction <= TRUSTED_DIGITS) return Number(literal); // at most 19 digits in all
+  const mantissa = literal.slice(k, intEnd) + literal.slice(intEnd + 1, fracEnd);
   let exponent = 0;
   if (fracEnd < literal.length) {
     k = fracEnd + 1;
@@ -285,7 +287,7 @@ function literalToDouble(literal) {
     for (; k < literal.length; k += 1) exponent = Math.min(exponent * 10 + literal.charCodeAt(k) - 0x30, 1e9);
     exponent *= sign;
   }
-  exponent -= fracEnd > intEnd ? fracEnd - intEnd - 1 : 0; // value = mantissa * 10^exponent
+  exponent -= fraction; // value = mantissa * 10^exponent
   let first = 0;
   while (first < mantissa.length && mantissa.charCodeAt(first) === 0x30) first += 1;
   let last = mantissa.length;
@@ -314,7 +316,7 @@ function nearestDouble(digits, exponent) {
   const head = digits.slice(0, TRUSTED_DIGITS);
   const headExponent = exponent + digits.length - TRUSTED_DIGITS;
   let x = Number(head + "e" + headExponent);
-  const top = Number(String(BigInt(head) + 1n) + "e" + headExponent);
+  const top = Number(increment(head) + "e" + headExponent);
   if (x === top) return x;
   const value = BigInt(digits);
   while (x < top && !roundsDown(value, exponent, x)) x = nextUp(x);
@@ -327,14 +329,27 @@ function roundsDown(value, exponent, x) {
   const [f, e] = doubleParts(x);
   let left = value;
   let right = 2n * f + 1n; // the midpoint is (2f + 1) * 2^(e-1)
-  if (exponent >= 0) left *= 10n ** BigInt(exponent);
-  else right *= 10n ** BigInt(-exponent);
+  if (exponent >= 0) left *= powerOfTen(exponent);
+  else right *= powerOfTen(-exponent);
   if (e - 1 >= 0) right <<= BigInt(e - 1);
   else left <<= BigInt(1 - e);
   return left < right || (left === right && f % 2n === 0n);
 }
 
 const SCRATCH = new DataView(new ArrayBuffer(8));
+
+// 10^n as a BigInt (n >= 0), remembered: the exact paths use the same few hundred powers again
+// and again. Exponents are bounded (|n| < 1,200 for any literal or double), and so is the cache.
+const POWERS_OF_TEN = new Map();
+
+function powerOfTen(n) {
+  let power = POWERS_OF_TEN.get(n);
+  if (power === undefined) {
+    power = 10n ** BigInt(n);
+    POWERS_OF_TEN.set(n, power);
+  }
+  return power;
+}
 
 // [f, e] with x = f * 2^e exactly: f a BigInt below 2^53, e >= -1074 (x finite, > 0).
 function doubleParts(x) {
@@ -477,7 +492,7 @@ function emit(value, out) {
 export function formatNumber(x) {
   if (x === 0) return "0";
   if (Number.isSafeInteger(x)) return String(x);
-  const [digits, n] = shortestDigits(Math.abs(x));
+  const [digits, n] = shortestByRoundTrip(Math.abs(x)) ?? shortestDigits(Math.abs(x));
   const k = digits.length;
   let body;
   if (k <= n && n <= 21) body = digits + "0".repeat(n - k);
@@ -492,8 +507,109 @@ export function formatNumber(x) {
 }
 
 // The fewest decimal digits that read back as x (x > 0, finite), nearest to x, ties to even:
-// [digits, n] with x ~ 0.digits * 10^n. Exact BigInt arithmetic over x's rounding interval.
-function shortestDigits(x) {
+// [digits, n] with x ~ 0.digits * 10^n, found with the engine's own conversions and checked by
+// round trips, so no engine's String(x) is taken on trust (QuickJS-ng's is not always the
+// shortest). A decimal of at most 17 digits reads back as x (Number is trusted up to
+// TRUSTED_DIGITS) exactly when it lies in x's rounding interval. The length of String(x) is the
+// first guess: the nearest decimal of that length must read back (else try longer), and then,
+// while one of the two decimals one digit shorter around it reads back, take that one (a shorter
+// decimal anywhere in the interval would put one of those two in it too), and finally the nearest
+// decimal of the length reached. null if the engine's conversions do not behave as specified;
+// then the exact BigInt search decides. (Exported so the tests can start it from any guess.)
+export function shortestByRoundTrip(x, guess = significantDigits(String(x))) {
+  let k = Math.min(guess, 17);
+  let found = nearestReadingBack(x, k);
+  while (found === null && k < 17) {
+    k += 1;
+    found = nearestReadingBack(x, k);
+  }
+  if (found === null) return null;
+  let shortened = false;
+  for (;;) {
+    const [digits, exponent] = found;
+    if (digits.length === 1) break;
+    const below = digits.slice(0, -1);
+    const above = increment(below);
+    if (readsBack(below, exponent + 1, x)) found = normalized(below, exponent + 1);
+    else if (readsBack(above, exponent + 1, x)) found = normalized(above, exponent + 1);
+    else break;
+    shortened = true;
+  }
+  if (shortened) found = nearestReadingBack(x, found[0].length);
+  return found === null ? null : [found[0], found[1] + found[0].length];
+}
+
+// Of the decimals of k significant digits that read back as x, the nearest to x (of two equally
+// near, the even one) as [digits, exponent] without trailing zeros, value digits * 10^exponent;
+// null if none does. toExponential gives the nearest (ECMAScript defines it so, breaking a tie
+// upwards); when that one lies outside x's interval, which is half as wide below a power of two,
+// its neighbour across x is the nearest inside.
+function nearestReadingBack(x, k) {
+  const text = x.toExponential(k - 1);
+  const e = text.indexOf("e");
+  const c = k === 1 ? text.slice(0, 1) : text.slice(0, 1) + text.slice(2, e);
+  const exponent = Number(text.slice(e + 1)) - k + 1;
+  if (!readsBack(c, exponent, x)) {
+    const other = Number(c + "e" + exponent) < x ? increment(c) : decrement(c);
+    return readsBack(other, exponent, x) ? normalized(other, exponent) : null;
+  }
+  // x can lie exactly halfway between c - 1 and c only when 5^-exponent divides 2c - 1 (so c
+  // ends in 3) and x is a multiple of its own unit, which needs -24 <= exponent <= -1; then the
+  // BigInt check is small.
+  if (c.charCodeAt(c.length - 1) === 0x33 && exponent >= -24 && exponent <= -1) {
+    const lower = decrement(c);
+    if (readsBack(lower, exponent, x) && isHalfway(x, 2n * BigInt(c) - 1n, exponent)) return normalized(lower, exponent);
+  }
+  return normalized(c, exponent);
+}
+
+function readsBack(digits, exponent, x) {
+  return Number(digits + "e" + exponent) === x;
+}
+
+// [digits, exponent] for digits * 10^exponent without trailing zeros.
+function normalized(digits, exponent) {
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 0x30) end -= 1;
+  return [digits.slice(0, end), exponent + digits.length - end];
+}
+
+// The number of significant digits in a number's String: leading and trailing zeros dropped.
+function significantDigits(text) {
+  const e = text.indexOf("e");
+  let first = 0;
+  let last = e === -1 ? text.length : e;
+  while (first < last && (text.charCodeAt(first) === 0x30 || text.charCodeAt(first) === 0x2e)) first += 1;
+  while (last > first && (text.charCodeAt(last - 1) === 0x30 || text.charCodeAt(last - 1) === 0x2e)) last -= 1;
+  const point = text.indexOf(".", first);
+  return Math.max(last - first - (point !== -1 && point < last ? 1 : 0), 1);
+}
+
+// Digit-string arithmetic: digits + 1, and digits - 1 for digits > 0 (no leading zero kept).
+function increment(digits) {
+  let k = digits.length - 1;
+  while (k >= 0 && digits.charCodeAt(k) === 0x39) k -= 1;
+  if (k < 0) return "1" + "0".repeat(digits.length);
+  return digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) + 1) + "0".repeat(digits.length - k - 1);
+}
+
+function decrement(digits) {
+  let k = digits.length - 1;
+  while (digits.charCodeAt(k) === 0x30) k -= 1;
+  const head = digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) - 1) + "9".repeat(digits.length - k - 1);
+  return head.length > 1 && head.charCodeAt(0) === 0x30 ? head.slice(1) : head;
+}
+
+// True when x = m * 10^exponent / 2 exactly (exponent < 0), in BigInt arithmetic.
+function isHalfway(x, m, exponent) {
+  const [f, e] = doubleParts(x);
+  const scaled = f * powerOfTen(-exponent); // x * 10^-exponent = f * 2^e * 10^-exponent
+  return e + 1 >= 0 ? scaled << BigInt(e + 1) === m : scaled === m << BigInt(-e - 1);
+}
+
+// The exact search behind shortestByRoundTrip, for an engine whose conversions misbehave:
+// [digits, n] as above, by BigInt arithmetic over x's rounding interval (exported for the tests).
+export function shortestDigits(x) {
   const [f, e] = doubleParts(x);
   const asymmetric = e > -1074 && f === 1n << 52n; // the gap below a power of two is half
   const unit = e >= 0 ? 1n << BigInt(e) : 1n;
@@ -507,7 +623,7 @@ function shortestDigits(x) {
   while (compareScaled(v, den, n - 1) < 0) n -= 1; // ensure 10^(n-1) <= x
   for (let k = 1; k <= 17; k += 1) {
     const t = k - n;
-    const p = 10n ** BigInt(Math.abs(t));
+    const p = powerOfTen(Math.abs(t));
     const [a, b, lo, hi] = t >= 0 ? [v * p, den, low * p, high * p] : [v, den * p, low, high];
     let best = null;
     for (const d of [a / b, a / b + 1n]) {
@@ -534,8 +650,8 @@ function shortestDigits(x) {
 
 // Sign of v / den - 10^n.
 function compareScaled(v, den, n) {
-  const left = n >= 0 ? v : v * 10n ** BigInt(-n);
-  const right = n >= 0 ? den * 10n ** BigInt(n) : den;
+  const left = n >= 0 ? v : v * powerOfTen(-n);
+  const right = n >= 0 ? den * powerOfTen(n) : den;
   return left > right ? 1 : left < right ? -1 : 0;
 }
 
