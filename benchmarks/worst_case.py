@@ -57,6 +57,8 @@ def parse_inputs() -> dict[str, str]:
         "'{\"a\":\"\\n' lines (strings broken by LF)": fit('{"a":"\n' * 1_500),
         "5,000 '{}' on one line": "{}" * 5_000,
         "3,333 '{}' lines": fit("{}\n" * 3_333),
+        "1,3xx distinct '{ }' lines": fit("\n".join(distinct_empty_objects())),
+        "588 own-line calls": fit("\n".join(['{"name":"click"}'] * 588)),
         "'<tool_call>' holding 3,000 '{}'": fit("<tool_call>[" + ",".join(["{}"] * 3_000) + "]</tool_call>"),
         "whole-response array of 3,000 '{}'": fit("[" + ",".join(["{}"] * 3_000) + "]"),
         "900 '<tool_call>' openers": fit("<tool_call>" * 909),
@@ -66,6 +68,15 @@ def parse_inputs() -> dict[str, str]:
         "'```\\n' fence lines": fit("```\n" * 2_500),
         "<think> then 10k of braces": fit("<think>" + "{" * 9_990),
     }
+
+
+def distinct_empty_objects():
+    """Every empty object with only JSON whitespace inside, shortest first: no two alike."""
+    out, inside = [], [""]
+    while sum(len(o) + 1 for o in out) < PARSE_UNITS:
+        out.extend("{" + ws + "}" for ws in inside)
+        inside = [ws + c for ws in inside for c in " \t\r\n"]
+    return out
 
 
 def floats(rng: random.Random, make) -> str:
@@ -102,20 +113,23 @@ def near_midpoint_literal(rng: random.Random) -> str:
 
 def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
     """Median times of the typical input and of `call`, timed alternately so that both see the
-    same machine load; the ratio of the two is what the table reports."""
+    same machine load; the ratio of the two is what the table reports. Time is this process's
+    CPU time (every engine runs in process; V8's threads are counted too), so other work on the
+    machine inflates it far less than wall time."""
     typical_call(), call()  # warm up (JIT, caches)
     typical_samples, samples = [], []
     for _ in range(repeat):
         for target, out in ((typical_call, typical_samples), (call, samples)):
-            started = time.perf_counter()
+            started = time.process_time()
             target()
-            out.append(time.perf_counter() - started)
+            out.append(time.process_time() - started)
     return statistics.median(typical_samples), statistics.median(samples)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--only", default="", help="only inputs whose function or name contains this")
     args = parser.parse_args()
     config = load_config()
     engines = js_engines.available(config, ("quickjs", "v8"))
@@ -143,14 +157,16 @@ def main() -> None:
     typical = {fn: next(c for c in cases if c[0] == fn) for fn in ("parse", "repair")}
     rows = []
     for fn, name, arguments in cases:
+        if args.only not in f"{fn} {name}":
+            continue
         times, ratios = {}, {}
         for column, timer in timers.items():
             base = timer(fn, typical[fn][2])  # the typical input, stored under its own name
             typical_time, times[column] = paired_medians(base, timer(fn, arguments), args.repeat)
             ratios[column] = times[column] / typical_time
         rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios))
-    print(f"median of {args.repeat} runs, each input timed alternately with the typical input of the same "
-          f"function; ratio = its time / the typical time")
+    print(f"CPU time, median of {args.repeat} runs, each input timed alternately with the typical input of "
+          f"the same function; ratio = its time / the typical time")
     print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers))
     for fn, name, units, times, ratios in rows:
         cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
