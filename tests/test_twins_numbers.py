@@ -45,12 +45,9 @@ globalThis.__numbers = (function () {
   }
   return {
     read: (list) => list.map((s) => {
-      try {
-        const [value, end] = core.readNumber(s, 0, s.length);
-        return end === s.length ? hex(value) : "end " + end;
-      } catch (error) {
-        return error && error.reason ? "!" + error.reason : "threw " + String(error);
-      }
+      const [value, end] = core.readNumber(s, 0, s.length);
+      if (value instanceof core.JsonReject) return "!" + value.reason;
+      return end === s.length ? hex(value) : "end " + end;
     }).join(","),
     // formatNumber(x), a space, and the engine's own String(x)
     format: (hexes) => hexes.map((h) => core.formatNumber(fromHex(h)) + " " + String(fromHex(h))).join(","),
@@ -76,10 +73,9 @@ def twin(request):
 
 def reference_read(literal):
     """The reference's reading of a literal: the double's bits in hex, or "!" and the reason."""
-    try:
-        value, _ = jc.read_number(literal, 0, len(literal))
-    except JsonReject as error:
-        return "!" + error.reason
+    value, _ = jc.read_number(literal, 0, len(literal))
+    if isinstance(value, JsonReject):
+        return "!" + value.reason
     return "%016x" % _numbers.double_to_bits(float(value))
 
 
