@@ -1,9 +1,11 @@
 """Worst-case inputs next to a typical one, measured side by side in one run.
 
-The parser promises linear time with no restart cap, so adversarial 10,000-unit inputs must
-cost about what a typical 10,000-unit response costs. This prints, per engine, the median time
-of each input and its ratio to the typical input. Engines: the Python reference in process and
-the Chrome tree's JS modules in QuickJS (the same linker the harness uses).
+The parser and the repair promise linear time with no restart cap, so adversarial inputs at the
+caps must cost about what a typical input of the same length costs: 10,000 UTF-16 units for
+parse, 100,000 for repair. This prints, per engine, the median time of each input and its ratio
+to the typical input of the same function. Engines: the Python reference in process, and the
+Chrome tree's JS modules (linked by the harness's own linker) in QuickJS-ng and, when mini-racer
+is installed, in V8 (see js_engines.py).
 
     .venv/bin/python benchmarks/worst_case.py [--repeat 15]
 """
@@ -12,22 +14,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
-import quickjs
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "fixtures" / "generators"))
 
-from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
-from extparity.config import load_project
-from extparity.engines.linker import PRELUDE, REGISTRY, module_graph
+import _numbers  # noqa: E402
+import js_engines  # noqa: E402
+from extparity.config import load_project  # noqa: E402
+from extparity.engines.linker import REGISTRY  # noqa: E402
+from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical  # noqa: E402
 
 CALL = '{"name":"click","arguments":{"selector":"#save","options":{"scroll":true}}}'
 ALLOWED = ["click", "navigate", "read_page"]
+PARSE_UNITS, REPAIR_UNITS = 10_000, 100_000
 
 
-def fit(text: str, units: int = 10_000) -> str:
-    """Pad or cut to exactly `units` UTF-16 units (the inputs here are ASCII)."""
+def fit(text: str, units: int = PARSE_UNITS) -> str:
+    """Pad with spaces or cut to exactly `units` UTF-16 units (the inputs here are ASCII)."""
     return (text + " " * units)[:units]
 
 
@@ -35,7 +44,7 @@ def typical() -> str:
     paragraph = ("The page lists three buttons; the user asked to save the draft, so I will press "
                  "the one labelled Save and then read the page again to confirm.\n")
     body = paragraph * 60
-    return fit(body[: 10_000 - 3 * (len(CALL) + 1)] + ("\n" + CALL) * 3)
+    return fit(body[: PARSE_UNITS - 3 * (len(CALL) + 1)] + ("\n" + CALL) * 3)
 
 
 def parse_inputs() -> dict[str, str]:
@@ -47,72 +56,121 @@ def parse_inputs() -> dict[str, str]:
         "'{\"' pairs (strings inside braces)": fit('{"' * 5_000),
         "'{\"a\":\"\\n' lines (strings broken by LF)": fit('{"a":"\n' * 1_500),
         "5,000 '{}' on one line": "{}" * 5_000,
+        "3,333 '{}' lines": fit("{}\n" * 3_333),
+        "1,3xx distinct '{ }' lines": fit("\n".join(distinct_empty_objects())),
+        "588 own-line calls": fit("\n".join(['{"name":"click"}'] * 588)),
+        "'<tool_call>' holding 3,000 '{}'": fit("<tool_call>[" + ",".join(["{}"] * 3_000) + "]</tool_call>"),
+        "whole-response array of 3,000 '{}'": fit("[" + ",".join(["{}"] * 3_000) + "]"),
         "900 '<tool_call>' openers": fit("<tool_call>" * 909),
         "'call:x{}' repeated": fit("call:x{}" * 1_250),
+        "'call:x{}' lines": fit("call:x{}\n" * 1_111),
         "1,000 '<function=' openers": fit("<function=a>" * 833),
         "'```\\n' fence lines": fit("```\n" * 2_500),
         "<think> then 10k of braces": fit("<think>" + "{" * 9_990),
     }
 
 
+def distinct_empty_objects():
+    """Every empty object with only JSON whitespace inside, shortest first: no two alike."""
+    out, inside = [], [""]
+    while sum(len(o) + 1 for o in out) < PARSE_UNITS:
+        out.extend("{" + ws + "}" for ws in inside)
+        inside = [ws + c for ws in inside for c in " \t\r\n"]
+    return out
+
+
+def floats(rng: random.Random, make) -> str:
+    """Arguments whose one member is an array of numbers, cut to the repair cap and closed."""
+    items, size = [], 10
+    while size < REPAIR_UNITS - 40:
+        items.append(make(rng))
+        size += len(items[-1]) + 1
+    return fit('{"n":[' + ",".join(items) + "]}", REPAIR_UNITS)
+
+
 def repair_inputs() -> dict[str, str]:
+    rng = random.Random(1)
+    words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ".split()
+    text = " ".join(rng.choice(words) for _ in range(REPAIR_UNITS // 5))
     return {
-        "typical 10,000-unit arguments": fit('{"text":"' + "lorem ipsum " * 830) + '"}',
-        "'[' x 100,000": "[" * 100_000,
-        "5,000-digit number": '{"n": ' + "9" * 5_000,
-        "10,000 closers at the tail": '{"a":1}' + "}" * 10_000,
+        "typical 100,000-unit arguments": fit('{"path":"notes.txt","text":"' + text[: REPAIR_UNITS - 40] + '"}', REPAIR_UNITS),
+        "'[' x 100,000": "[" * REPAIR_UNITS,
+        "99,99x-digit number": '{"n": ' + "9" * (REPAIR_UNITS - 6),
+        "99,99x closers at the tail": fit('{"a":1}' + "}" * (REPAIR_UNITS - 8), REPAIR_UNITS),
+        "17-digit floats in [0, 1)": floats(rng, lambda r: "0.%017d" % r.randrange(10**16, 10**17)),
+        "17-digit floats, exponents +-300": floats(rng, lambda r: "%.16e" % (r.random() * 10.0 ** r.randrange(-300, 300))),
+        "near-midpoint 20-digit literals": floats(rng, near_midpoint_literal),
+        "3,000 '{}' in an array": fit('{"a":[' + ",".join(["{}"] * 3_000) + "]}", REPAIR_UNITS),
     }
 
 
-def median_seconds(call, repeat: int) -> float:
-    samples = []
+def near_midpoint_literal(rng: random.Random) -> str:
+    """20 significant digits just past the midpoint after a random double: the exact path."""
+    x = _numbers.bits_to_double(rng.getrandbits(62) | (1 << 61))
+    digits, exponent = _numbers.midpoint_literals(x, 20)[1]
+    return _numbers.spell(digits, exponent, 0)
+
+
+def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
+    """Median times of the typical input and of `call`, timed alternately so that both see the
+    same machine load; the ratio of the two is what the table reports. Time is this process's
+    CPU time (every engine runs in process; V8's threads are counted too), so other work on the
+    machine inflates it far less than wall time."""
+    typical_call(), call()  # warm up (JIT, caches)
+    typical_samples, samples = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
-def quickjs_context(config) -> quickjs.Context:
-    tree = config.trees["chrome"]
-    ctx = quickjs.Context()
-    ctx.set_time_limit(60)
-    ctx.eval(PRELUDE)
-    for module in module_graph(tree, [entry.module for entry in config.entries.values()]):
-        ctx.module(module.module)
-        while ctx.execute_pending_job():
-            pass
-    return ctx
+        for target, out in ((typical_call, typical_samples), (call, samples)):
+            started = time.process_time()
+            target()
+            out.append(time.process_time() - started)
+    return statistics.median(typical_samples), statistics.median(samples)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--only", default="", help="only inputs whose function or name contains this")
     args = parser.parse_args()
     config = load_project()
-    ctx = quickjs_context(config)
-    parse_js = config.entries["parse"]
-    repair_js = config.entries["repair"]
+    engines = js_engines.available(config, ("quickjs", "v8"))
+    entries = {fn: config.entries[fn] for fn in ("parse", "repair")}
 
-    def js_call(entry, *arguments):
-        literal = ", ".join(json.dumps(a, ensure_ascii=True) for a in arguments)
-        source = f'{REGISTRY}[{json.dumps(entry.module)}][{json.dumps(entry.export)}]({literal}).length'
-        return lambda: ctx.eval(source)
+    stored = {}
 
+    def js_timer(run, fn, arguments):
+        # Each input is stored once under its own name, so the timing covers the call, not
+        # reading a 100 KB literal.
+        key = (id(run), fn, json.dumps(arguments))
+        if key not in stored:
+            stored[key] = f"globalThis.__input{len(stored)}"
+            literal = ", ".join(json.dumps(a, ensure_ascii=True) for a in arguments)
+            run(f"{stored[key]} = [{literal}]; 0")
+        entry = entries[fn]
+        source = f"{REGISTRY}[{json.dumps(entry.module)}][{json.dumps(entry.export)}](...{stored[key]}).length"
+        return lambda: run(source)
+
+    cases = [("parse", name, (text, ALLOWED)) for name, text in parse_inputs().items()]
+    cases += [("repair", name, (raw,)) for name, raw in repair_inputs().items()]
+    python = {"parse": parse_tool_calls_canonical, "repair": repair_arguments_canonical}
+    timers = {"python": lambda fn, arguments: lambda: python[fn](*arguments)}
+    timers.update({engine: lambda fn, arguments, run=run: js_timer(run, fn, arguments) for engine, run in engines.items()})
+    typical = {fn: next(c for c in cases if c[0] == fn) for fn in ("parse", "repair")}
     rows = []
-    for name, text in parse_inputs().items():
-        rows.append(("parse", name, len(text.encode("utf-16-le")) // 2,
-                     median_seconds(lambda: parse_tool_calls_canonical(text, ALLOWED), args.repeat),
-                     median_seconds(js_call(parse_js, text, ALLOWED), args.repeat)))
-    for name, raw in repair_inputs().items():
-        rows.append(("repair", name, len(raw),
-                     median_seconds(lambda: repair_arguments_canonical(raw), args.repeat),
-                     median_seconds(js_call(repair_js, raw), args.repeat)))
-    base = {fn: next(r for r in rows if r[0] == fn) for fn in ("parse", "repair")}
-    print(f"median of {args.repeat} runs; ratio = time / the typical input of the same function")
-    print(f"{'fn':6} {'input':42} {'units':>7} {'python ms':>10} {'ratio':>6} {'quickjs ms':>11} {'ratio':>6}")
-    for fn, name, units, py, js in rows:
-        print(f"{fn:6} {name:42} {units:7d} {py * 1e3:10.2f} {py / base[fn][3]:6.2f} {js * 1e3:11.2f} {js / base[fn][4]:6.2f}")
+    for fn, name, arguments in cases:
+        if args.only not in f"{fn} {name}":
+            continue
+        times, ratios = {}, {}
+        for column, timer in timers.items():
+            base = timer(fn, typical[fn][2])  # the typical input, stored under its own name
+            typical_time, times[column] = paired_medians(base, timer(fn, arguments), args.repeat)
+            ratios[column] = times[column] / typical_time
+        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios))
+    print(f"CPU time, median of {args.repeat} runs, each input timed alternately with the typical input of "
+          f"the same function; ratio = its time / the typical time")
+    print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers))
+    for fn, name, units, times, ratios in rows:
+        cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
+        print(f"{fn:6} {name:40} {units:6d}{cells}")
 
 
 if __name__ == "__main__":

@@ -7,26 +7,35 @@ per UTF-16 code unit), so the helpers below convert with to_units / from_units.
 """
 
 import json
+import math
+import random
+import sys
+from pathlib import Path
 
 import pytest
 
 from toolcalls import json_core as jc
+from toolcalls import repair_arguments
 from toolcalls.json_core import JsonReject
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures" / "generators"))
+import _numbers  # noqa: E402  (hard literals and an exact rounding oracle)
 
 
 def strict(text):
     """Strictly parse a real string; returns the value with strings turned back to real text."""
     units = jc.to_units(text)
-    return jc.to_real(jc.parse_strict(units, 0, len(units)))
-
-
+    value = jc.parse_strict(units, 0, len(units))
+    assert not isinstance(value, JsonReject), value.reason
+    return jc.to_real(value)
 
 
 def reject_reason(text):
+    """The reason the strict reader returns (the reader returns a JsonReject, never raises)."""
     units = jc.to_units(text)
-    with pytest.raises(JsonReject) as info:
-        jc.parse_strict(units, 0, len(units))
-    return info.value.reason
+    value = jc.parse_strict(units, 0, len(units))
+    assert isinstance(value, JsonReject), value
+    return value.reason
 
 
 def canon(value_text):
@@ -288,22 +297,83 @@ def test_lone_surrogates_rejected(text):
 
 def test_json_reject_carries_position():
     units = jc.to_units('{"a":1,"a":2}')
-    with pytest.raises(JsonReject) as info:
-        jc.parse_strict(units, 0, len(units))
-    assert info.value.at == 7  # the second key
+    assert jc.parse_strict(units, 0, len(units)).at == 7  # the second key
     units = jc.to_units("[1, x]")
-    with pytest.raises(JsonReject) as info:
-        jc.parse_strict(units, 0, len(units))
-    assert info.value.at == 4
+    assert jc.parse_strict(units, 0, len(units)).at == 4
 
 
 def test_parse_strict_respects_bounds():
     units = jc.to_units('xx{"a":1}yy')
     assert jc.parse_strict(units, 2, 9) == {"a": 1}
-    with pytest.raises(JsonReject):
-        jc.parse_strict(units, 0, 9)
-    with pytest.raises(JsonReject):
-        jc.parse_strict(units, 2, 8)  # the closing brace is outside the window
+    assert isinstance(jc.parse_strict(units, 0, 9), JsonReject)
+    assert isinstance(jc.parse_strict(units, 2, 8), JsonReject)  # the closing brace is outside the window
+
+
+# ---------------------------------------------------------------- correctly rounded literals
+
+HALF_2_53 = "9007199254740993"  # the midpoint between 2**53 and 2**53 + 2
+MIDPOINT_MAX = str(2**1024 - 2**970)  # between the largest double and 2**1024: rounds to Infinity
+HALF_MIN = _numbers.spell(*_numbers.exact_digits(_numbers.Fraction(1, 2**1075)), 0)  # 2**-1075
+
+
+def bits(x):
+    return _numbers.double_to_bits(float(x))
+
+
+ROUNDING = [
+    (HALF_2_53 + ".0", 2.0**53),  # a tie: to the even significand, down
+    (HALF_2_53 + ".00000000000000000000001", 2.0**53 + 2),  # 40 digits, just past the tie
+    (HALF_2_53 + "." + "0" * 60 + "1", 2.0**53 + 2),
+    ("9007199254740992." + "9" * 60, 2.0**53),  # just below the tie
+    (HALF_2_53 + "." + "0" * 1000, 2.0**53),  # a tie written with 1,017 digits
+    (HALF_2_53 + "." + "0" * 1000 + "1", 2.0**53 + 2),  # past the tie at the 1,018th digit
+    ("9007199254740995." + "0" * 800, 2.0**53 + 4),  # a tie to the even side, up
+    ("-" + HALF_2_53 + ".00000000000000000000001", -(2.0**53 + 2)),
+    ("0." + "0" * 30 + HALF_2_53 + "000000000000000000001e+46", 2.0**53 + 2),
+    ("1.7976931348623157e308", 1.7976931348623157e308),
+    (MIDPOINT_MAX[:-1] + "9" * 5 + "e1", math.inf),
+    (HALF_MIN, 0.0),  # exactly half the smallest subnormal (751 digits): a tie, to zero
+    (HALF_MIN.replace("e-324", "0" * 100 + "1e-324"), 5e-324),  # just past it
+    (HALF_MIN[:90] + "e-324", 0.0),  # its first 89 digits: below it
+    ("1e-324", 0.0),
+    ("1" + "0" * 308 + ".0", 1e308),
+    ("0.1000000000000000055511151231257827021181583404541015625", 0.1),  # 0.1 written out exactly
+]
+
+
+@pytest.mark.parametrize("literal,expected", ROUNDING, ids=[lit[:24] + "~%d" % len(lit) for lit, _ in ROUNDING])
+def test_long_literals_round_to_nearest_even(literal, expected):
+    assert _numbers.correctly_rounded(literal) == expected  # the oracle agrees with the table
+    if math.isinf(expected):
+        assert reject_reason(literal) == "number-out-of-range"
+        assert repair_arguments('{"n":' + literal + "}")["reason"] == "number-out-of-range"
+    else:
+        assert bits(strict(literal)) == bits(expected)
+        assert bits(repair_arguments('{"n":' + literal + "}")["arguments"]["n"]) == bits(expected)
+
+
+def test_the_overflow_midpoint_rounds_to_infinity():
+    assert reject_reason(MIDPOINT_MAX + ".0") == "number-out-of-range"
+    below = MIDPOINT_MAX[:-1] + str(int(MIDPOINT_MAX[-1]) - 1) + "." + "9" * 40
+    assert strict(below) == 1.7976931348623157e308
+
+
+def test_generated_near_midpoint_literals_round_correctly():
+    """Near-midpoint literals of 17 to 800 digits (both signs, subnormals, around 2**53, the largest
+    doubles), checked against the exact oracle. They go through repair_arguments so that
+    test_twins_replay.py sends each one through the JS twins as well."""
+    cases = _numbers.near_midpoint_literals(random.Random(20261201), 1500) + _numbers.overflow_literals()
+    wrong = []
+    for literal, expected in cases:
+        verdict = repair_arguments('{"n":' + literal + "}")
+        if math.isinf(expected):
+            ok = verdict["reason"] == "number-out-of-range"
+        else:
+            ok = verdict["status"] == "valid" and bits(verdict["arguments"]["n"]) == bits(expected)
+        if not ok:
+            wrong.append(literal)
+    assert wrong == []
+    assert len({len(literal) for literal, _ in cases}) > 100  # many lengths, not one shape
 
 
 # ---------------------------------------------------------------- ECMAScript Number::toString

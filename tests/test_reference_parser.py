@@ -26,7 +26,7 @@ READ = '{"name":"read_page","arguments":{}}'
 NAV = '{"name":"navigate","arguments":{"url":"https://evil.test"}}'
 SIMPLE = '{"name":"click","arguments":{"x":1}}'
 
-VERDICT_KEYS = {"calls", "error", "rejected"}
+VERDICT_KEYS = {"calls", "error", "rejected", "rejected_omitted"}
 CALL_KEYS = {"arguments", "format", "name", "span"}
 REJECTED_KEYS = {"format", "name", "reason", "span"}
 
@@ -88,13 +88,14 @@ def test_nested_arguments_whole_message():
         "calls": [{"name": "click", "arguments": CLICK_ARGS, "format": "bare", "span": [0, len(CLICK)]}],
         "error": None,
         "rejected": [],
+        "rejected_omitted": 0,
     }
 
 
 def test_nested_arguments_canonical_bytes():
     assert parse_tool_calls_canonical(CLICK, ALLOWED) == (
         '{"calls":[{"arguments":{"meta":{"button":"left","mods":{"shift":false}},"selector":"#go"},'
-        '"format":"bare","name":"click","span":[0,%d]}],"error":null,"rejected":[]}' % len(CLICK)
+        '"format":"bare","name":"click","span":[0,%d]}],"error":null,"rejected":[],"rejected_omitted":0}' % len(CLICK)
     )
 
 
@@ -261,12 +262,12 @@ def test_brace_flood_leaving_room_for_one_call_at_the_limit():
     text = "{" * 9983 + '\n{"name":"click"}'
     assert units_len(text) == 10000
     assert parse(text) == {"calls": [{"arguments": {}, "format": "bare", "name": "click", "span": [9984, 10000]}],
-                           "error": None, "rejected": []}
+                           "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_brace_flood_alone():
     verdict = parse("{" * 10000)
-    assert verdict == {"calls": [], "error": None, "rejected": []}
+    assert verdict == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_call_between_stray_braces_and_calls_after():
@@ -278,7 +279,7 @@ def test_call_between_stray_braces_and_calls_after():
 
 
 def test_closed_think_hides_calls():
-    assert parse("<think>\n" + CLICK + "\n</think>\n") == {"calls": [], "error": None, "rejected": []}
+    assert parse("<think>\n" + CLICK + "\n</think>\n") == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_call_after_closed_think_runs():
@@ -289,7 +290,7 @@ def test_call_after_closed_think_runs():
 
 
 def test_unterminated_think_hides_everything_after_it():
-    assert parse("ok\n<think>\n" + CLICK + "\n" + READ) == {"calls": [], "error": None, "rejected": []}
+    assert parse("ok\n<think>\n" + CLICK + "\n" + READ) == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_leading_close_think_without_opener_hides_text_before_it():
@@ -299,7 +300,7 @@ def test_leading_close_think_without_opener_hides_text_before_it():
 
 def test_think_hides_tags_xml_and_fences():
     inner = "<tool_call>" + SIMPLE + "</tool_call>\n<function=click></function>\n```json\n" + SIMPLE + "\n```"
-    assert parse("<think>" + inner + "</think>") == {"calls": [], "error": None, "rejected": []}
+    assert parse("<think>" + inner + "</think>") == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_several_think_blocks():
@@ -548,7 +549,7 @@ def test_xml_calls_are_explicit_even_mid_sentence_and_in_order():
 
 
 def test_not_a_function_opener_is_ignored():
-    assert parse("<functionX=click></functionX>") == {"calls": [], "error": None, "rejected": []}
+    assert parse("<functionX=click></functionX>") == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 # ================================================================ fences
@@ -597,7 +598,7 @@ def test_json_fence_whose_content_is_not_all_json_falls_back_to_own_line():
 def test_non_json_fences_are_blanked(info):
     inner = CLICK + "\n<tool_call>" + SIMPLE + "</tool_call>\n<function=click></function>\ncall:click{}\n[" + READ + "]"
     text = "Example code:\n```" + info + "\n" + inner + "\n```\nDone."
-    assert parse(text) == {"calls": [], "error": None, "rejected": []}
+    assert parse(text) == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 @pytest.mark.parametrize("info", ["json", "JSON", "Json", " json ", ""])
@@ -654,7 +655,7 @@ def test_whole_response_array_bad_arguments_refuses_siblings():
 
 
 def test_empty_whole_response_array():
-    assert parse("[]") == {"calls": [], "error": None, "rejected": []}
+    assert parse("[]") == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_array_with_prose_is_not_a_whole_response_array():
@@ -840,8 +841,8 @@ def test_allowlist_may_be_a_tuple():
     ids=["str", "None", "set", "dict", "list-with-int", "list-with-None", "bytes-item", "int", "generator"],
 )
 def test_bad_allowlist_is_an_error_verdict(allowed):
-    assert parse_tool_calls(SIMPLE, allowed) == {"calls": [], "error": "allowed-not-list", "rejected": []}
-    assert parse_tool_calls_canonical(SIMPLE, allowed) == '{"calls":[],"error":"allowed-not-list","rejected":[]}'
+    assert parse_tool_calls(SIMPLE, allowed) == {"calls": [], "error": "allowed-not-list", "rejected": [], "rejected_omitted": 0}
+    assert parse_tool_calls_canonical(SIMPLE, allowed) == '{"calls":[],"error":"allowed-not-list","rejected":[],"rejected_omitted":0}'
 
 
 # ================================================================ error verdicts and length
@@ -849,8 +850,8 @@ def test_bad_allowlist_is_an_error_verdict(allowed):
 
 @pytest.mark.parametrize("text", [None, 5, b"{}", ["x"], {"name": "click"}, 1.5], ids=repr)
 def test_non_string_text_is_an_error_verdict(text):
-    assert parse_tool_calls(text, ALLOWED) == {"calls": [], "error": "text-not-string", "rejected": []}
-    assert parse_tool_calls_canonical(text, ALLOWED) == '{"calls":[],"error":"text-not-string","rejected":[]}'
+    assert parse_tool_calls(text, ALLOWED) == {"calls": [], "error": "text-not-string", "rejected": [], "rejected_omitted": 0}
+    assert parse_tool_calls_canonical(text, ALLOWED) == '{"calls":[],"error":"text-not-string","rejected":[],"rejected_omitted":0}'
 
 
 def test_text_is_checked_before_the_allowlist():
@@ -865,8 +866,8 @@ def test_exactly_10000_units_is_parsed():
 
 def test_10001_units_is_too_long():
     text = "x" * (10001 - len(CLICK) - 1) + "\n" + CLICK
-    assert parse_tool_calls(text, ALLOWED) == {"calls": [], "error": "too-long", "rejected": []}
-    assert parse_tool_calls_canonical(text, ALLOWED) == '{"calls":[],"error":"too-long","rejected":[]}'
+    assert parse_tool_calls(text, ALLOWED) == {"calls": [], "error": "too-long", "rejected": [], "rejected_omitted": 0}
+    assert parse_tool_calls_canonical(text, ALLOWED) == '{"calls":[],"error":"too-long","rejected":[],"rejected_omitted":0}'
 
 
 def test_astral_character_makes_the_unit_count_cross_the_limit():
@@ -880,8 +881,57 @@ def test_astral_character_makes_the_unit_count_cross_the_limit():
 
 
 def test_empty_and_whitespace_text():
-    assert parse("") == {"calls": [], "error": None, "rejected": []}
-    assert parse(" \n\t\r\n") == {"calls": [], "error": None, "rejected": []}
+    assert parse("") == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
+    assert parse(" \n\t\r\n") == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
+
+
+# ================================================================ at most 64 rejections are listed (SPEC.md 5.1)
+
+
+@pytest.mark.parametrize("count,listed,omitted", [(63, 63, 0), (64, 64, 0), (65, 64, 1), (5000, 64, 4936)])
+def test_rejections_past_64_are_counted_not_listed(count, listed, omitted):
+    verdict = parse("{}" * count)
+    assert len(verdict["rejected"]) == listed
+    assert verdict["rejected_omitted"] == omitted
+    assert [item["span"] for item in verdict["rejected"]] == [[2 * k, 2 * k + 2] for k in range(listed)]
+
+
+def test_the_listed_rejections_are_the_first_in_verdict_order_across_passes():
+    # The bare pass runs last but its rejections come first in the text, so they are listed and
+    # the tag's rejection, at the end, is the one counted.
+    tail = "\n<tool_call>nope</tool_call>"
+    verdict = parse("{}" * 64 + tail)
+    assert {item["reason"] for item in verdict["rejected"]} == {"not-own-line"}
+    assert verdict["rejected_omitted"] == 1
+    verdict = parse("<tool_call>nope</tool_call>\n" + "{}" * 64)
+    assert verdict["rejected"][0]["reason"] == "invalid-json"
+    assert verdict["rejected"][-1]["span"] == [28 + 2 * 62, 28 + 2 * 63]
+    assert verdict["rejected_omitted"] == 1
+
+
+def test_calls_are_never_cut():
+    verdict = parse("{}" * 100 + "\n" + "\n".join([CLICK] * 100))
+    assert len(verdict["calls"]) == 100
+    assert (len(verdict["rejected"]), verdict["rejected_omitted"]) == (64, 36)
+
+
+def test_listed_rejections_keep_their_narrated_names():
+    one = '{"name":"click"}'
+    verdict = parse("x " + " ".join([one] * 70))
+    assert [item["name"] for item in verdict["rejected"]] == ["click"] * 64
+    assert verdict["rejected_omitted"] == 6
+
+
+def test_a_batch_past_the_cap_counts_its_refusal():
+    batch = "[" + ",".join(['{"name":"click"}'] * 70 + ['{"name":"delete_all"}']) + "]"
+    verdict = parse(batch)
+    assert verdict["calls"] == []
+    assert {item["reason"] for item in verdict["rejected"]} == {"sibling-rejected"}
+    assert verdict["rejected_omitted"] == 7  # 6 more siblings and the not-allowed element
+
+
+def test_error_verdicts_count_nothing():
+    assert parse_tool_calls("{}" * 5001, ALLOWED) == {"calls": [], "error": "too-long", "rejected": [], "rejected_omitted": 0}
 
 
 # ================================================================ UTF-16 spans
@@ -1037,7 +1087,7 @@ def test_no_ids_or_timestamps_same_input_same_bytes():
     first = parse_tool_calls_canonical(text, ALLOWED)
     second = parse_tool_calls_canonical(text, list(reversed(ALLOWED)))
     assert first == second == (
-        '{"calls":[{"arguments":{},"format":"bare","name":"click","span":[2,82]}],"error":null,"rejected":[]}'
+        '{"calls":[{"arguments":{},"format":"bare","name":"click","span":[2,82]}],"error":null,"rejected":[],"rejected_omitted":0}'
     )
     assert "call_abc" not in first
 
@@ -1047,7 +1097,7 @@ def test_canonical_is_rfc8785():
     canonical = parse_tool_calls_canonical(text, ALLOWED)
     assert canonical == (
         '{"calls":[{"arguments":{"a":1e+21,"c":"\\u001f\u2028","z":1,"\U0001f600":3,"\ue000":2},'
-        '"format":"bare","name":"click","span":[0,%d]}],"error":null,"rejected":[]}' % units_len(text)
+        '"format":"bare","name":"click","span":[0,%d]}],"error":null,"rejected":[],"rejected_omitted":0}' % units_len(text)
     )
 
 
@@ -1088,7 +1138,7 @@ def test_close_think_quoted_inside_reasoning_does_not_end_it():
 def test_a_stray_quote_never_unmasks_reasoning():
     # an unterminated string is not certainly a value: <think> inside it still opens reasoning
     text = 'Note {"a": "<think>\n' + CLICK
-    assert parse(text) == {"calls": [], "error": None, "rejected": []}
+    assert parse(text) == {"calls": [], "error": None, "rejected": [], "rejected_omitted": 0}
     # ... and a </think> inside it still closes reasoning
     text = '<think>so {"x</think>\n' + CLICK
     assert names(text) == ["click"]
@@ -1097,7 +1147,7 @@ def test_a_stray_quote_never_unmasks_reasoning():
 def test_tag_text_inside_a_json_string_is_data():
     text = '{"name":"write","arguments":{"text":"<tool_call>x</tool_call>"}}'
     assert parse(text) == {"calls": [{"name": "write", "arguments": {"text": "<tool_call>x</tool_call>"},
-                                      "format": "bare", "span": [0, len(text)]}], "error": None, "rejected": []}
+                                      "format": "bare", "span": [0, len(text)]}], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_tag_closer_inside_a_json_string_does_not_end_the_tag():
@@ -1219,7 +1269,7 @@ def test_unterminated_quote_in_xml_value_does_not_swallow_the_next_function():
     assert verdict == {"calls": [
         {"name": "write", "arguments": {"c": '{"a'}, "format": "xml", "span": [0, 55]},
         {"name": "click", "arguments": {"x": "1"}, "format": "xml", "span": [56, 109]},
-    ], "error": None, "rejected": []}
+    ], "error": None, "rejected": [], "rejected_omitted": 0}
 
 
 def test_unterminated_quote_hides_openers_on_the_rest_of_its_line():

@@ -14,12 +14,14 @@ says the same as the plain verdict and is byte-stable, and:
 
 import json
 import re
+from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolcalls import json_core as jc
+from toolcalls import parser
 from toolcalls import parse_tool_calls, parse_tool_calls_canonical, repair_arguments, repair_arguments_canonical
 
 SETTINGS = settings(
@@ -81,12 +83,41 @@ def span_text(text, span):
 
 def strict_or_none(text):
     u = units(text)
-    try:
-        return jc.to_real(jc.parse_strict(u, 0, len(u)))
-    except jc.JsonReject:
-        return None
+    value = jc.parse_strict(u, 0, len(u))
+    return None if isinstance(value, jc.JsonReject) else jc.to_real(value)
 
 
+
+
+# ================================================================ the rejection cap
+
+
+# Snippets that each make a rejection (or a call) in some pass, and what separates them.
+REFUSAL_PIECES = [
+    "{}", '{"name":"nope"}', '{"name":"click"}', "call:click{}", "call:x{", "<tool_call>x</tool_call>",
+    "<tool_call>[{},1]</tool_call>", "<tool_call>", "<function=nope></function>", "<function=",
+    "```json\n[{},2]\n```", "```\n{}\n```", "[{}]", " ", "\n", "x ", ",",
+]
+MANY_REFUSALS = st.tuples(st.sampled_from(["", "\n", " "]), st.lists(st.sampled_from(REFUSAL_PIECES), max_size=30)).map(
+    lambda parts: parts[0].join(parts[1]))
+
+
+@SETTINGS
+@given(st.one_of(PARSER_TEXT, MANY_REFUSALS), st.integers(min_value=0, max_value=3))
+@example("```json\n[{},2]\n```\n<tool_call>x</tool_call>", 1)  # a later pass, an earlier span
+@example("{}\n```json\n[{},2]\n```\n", 1)
+@example("[{},{},{}]", 2)
+def test_capped_rejections_are_the_first_of_the_full_list(text, cap):
+    """Each pass files its rejections in verdict order, so the verdict may keep only the first
+    MAX_LISTED_REJECTIONS of each pass and count the rest (parser.Verdict.begin_pass). With a
+    tiny cap, the listed ones must be exactly the first of the uncapped, fully sorted list."""
+    with mock.patch.object(parser, "MAX_LISTED_REJECTIONS", 10**9):
+        full = parse_tool_calls(text, ALLOWED)
+    with mock.patch.object(parser, "MAX_LISTED_REJECTIONS", cap):
+        capped = parse_tool_calls(text, ALLOWED)
+    assert capped["calls"] == full["calls"]
+    assert capped["rejected"] == full["rejected"][:cap]
+    assert capped["rejected_omitted"] == len(full["rejected"]) - len(capped["rejected"])
 
 
 # ================================================================ ECMAScript numbers
@@ -116,7 +147,7 @@ def test_es_number_round_trips_in_ecmascript_layout(x):
 @given(PARSER_TEXT)
 def test_parse_never_raises_and_canonical_is_stable_json(text):
     verdict = parse_tool_calls(text, ALLOWED)
-    assert set(verdict) == {"calls", "error", "rejected"}
+    assert set(verdict) == {"calls", "error", "rejected", "rejected_omitted"}
     assert verdict["error"] is None  # all generated texts are under the limit
     n = len(units(text))
     for call in verdict["calls"]:

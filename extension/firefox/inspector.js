@@ -115,7 +115,7 @@ function renderParse() {
     verdict = parseToolCalls(text, allowed);
   } catch (err) {
     problem = `The parser threw: ${err}`;
-    verdict = { calls: [], rejected: [], error: null };
+    verdict = { calls: [], rejected: [], rejected_omitted: 0, error: null };
   }
   if (verdict.error) problem = `Parser error: ${verdict.error}`;
   showError($("parse-error"), problem);
@@ -140,7 +140,8 @@ function renderParse() {
     4,
   );
 
-  $("rejected-count").textContent = String(rejected.length);
+  const omitted = verdict.rejected_omitted ?? 0;
+  $("rejected-count").textContent = omitted > 0 ? `${rejected.length} listed, ${omitted} more not listed` : String(rejected.length);
   fillTable(
     $("rejected"),
     rejected.map((r, i) => [

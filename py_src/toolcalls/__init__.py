@@ -5,7 +5,7 @@ variants return the verdict as RFC 8785 text, the form every engine is compared 
 """
 
 from . import json_core as jc
-from .parser import parse_units
+from .parser import error_verdict, parse_units
 from .repair import rejected, repair_units
 
 __all__ = [
@@ -20,14 +20,14 @@ def _parse_units_verdict(text, allowed):
     try:
         return _parse_checked(text, allowed)
     except Exception:  # a defect must not escape a function documented never to raise
-        return {"calls": [], "error": "internal-error", "rejected": []}
+        return error_verdict("internal-error")
 
 
 def _parse_checked(text, allowed):
     if not isinstance(text, str):
-        return {"calls": [], "error": "text-not-string", "rejected": []}
+        return error_verdict("text-not-string")
     if not isinstance(allowed, (list, tuple)) or not all(isinstance(name, str) for name in allowed):
-        return {"calls": [], "error": "allowed-not-list", "rejected": []}
+        return error_verdict("allowed-not-list")
     return parse_units(jc.to_units(text), [jc.to_units(name) for name in allowed])
 
 

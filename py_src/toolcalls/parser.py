@@ -9,10 +9,15 @@ The passes run in a fixed order over a *masked* copy of the text: each pass blan
 claimed, so later passes cannot see it twice. Masking keeps offsets and line feeds intact.
 """
 
+from operator import itemgetter
+
 from . import json_core as jc
 from .json_core import JsonReject
 
 MAX_TEXT_UNITS = 10_000
+# A verdict lists at most this many rejections, the first in verdict order, and counts the rest
+# in "rejected_omitted" (SPEC.md 5.1): the verdict stays proportional to the text.
+MAX_LISTED_REJECTIONS = 64
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 TAGS = (
@@ -30,16 +35,19 @@ FILLER = "#"
 # XML values have no escaping (as in Qwen3-Coder's format), so an XML closer ends its element
 # wherever it stands: XML closer searches pass this level, which no unit ever reaches.
 XML_CLOSERS_ALWAYS_COUNT = 3
-PLAIN_KEYS = ("name", "arguments", "parameters", "id")
-OPENAI_KEYS = ("type", "function", "id")
-OPENAI_FUNCTION_KEYS = ("name", "arguments", "parameters")
+PLAIN_KEYS = frozenset(("name", "arguments", "parameters", "id"))
+OPENAI_KEYS = frozenset(("type", "function", "id"))
+OPENAI_FUNCTION_KEYS = frozenset(("name", "arguments", "parameters"))
 
 
-class Rejected(Exception):
-    """A candidate was recognised as a call attempt and refused for `reason`."""
+class Rejected:
+    """A candidate was recognised as a call attempt and refused for `reason`. Validators return
+    it in place of a call (name, arguments), as the JSON reader returns a JsonReject: hostile
+    text can hold thousands of refused candidates, and an exception for each is slow."""
+
+    __slots__ = ("reason", "name")
 
     def __init__(self, reason: str, name=None):
-        super().__init__(reason)
         self.reason = reason
         self.name = name
 
@@ -50,33 +58,47 @@ class Verdict:
     def __init__(self, allowed):
         self.allowed = allowed
         self.calls = []
-        self.rejected = []
+        self.rejected = []  # (start, end, reason, format, name)
+        self.unlisted = 0  # rejections only counted (see begin_pass)
+        self.filed_in_pass = 0
+
+    def begin_pass(self):
+        """Every pass files its rejections in verdict order (span, then reason), so once a pass
+        has filed MAX_LISTED_REJECTIONS of them, its later ones can never be listed: they are
+        only counted. A flood of refused candidates then costs little more than finding them."""
+        self.filed_in_pass = 0
 
     def accept(self, name, arguments, fmt, start, end):
         self.calls.append({"name": name, "arguments": arguments, "format": fmt, "span": [start, end]})
 
     def reject(self, reason, fmt, start, end, name=None):
-        self.rejected.append({"format": fmt, "name": name, "reason": reason, "span": [start, end]})
+        """`name` may be a function that works the name out: only listed rejections call it."""
+        if self.filed_in_pass >= MAX_LISTED_REJECTIONS:
+            self.unlisted += 1
+            return
+        self.filed_in_pass += 1
+        self.rejected.append((start, end, reason, fmt, name))
 
-    def take(self, fmt, start, end, make_call):
-        """Run make_call() -> (name, arguments); file the call or its rejection."""
-        try:
-            name, arguments = make_call()
-        except JsonReject as error:
-            self.reject(error.reason, fmt, start, end)
-        except Rejected as error:
-            self.reject(error.reason, fmt, start, end, error.name)
+    def file(self, fmt, start, end, outcome):
+        """File a validator's outcome: a call (name, arguments) or a Rejected."""
+        if isinstance(outcome, Rejected):
+            self.reject(outcome.reason, fmt, start, end, outcome.name)
         else:
-            self.accept(name, arguments, fmt, start, end)
+            self.accept(outcome[0], outcome[1], fmt, start, end)
 
     def result(self):
         self.calls.sort(key=lambda call: call["span"])
-        self.rejected.sort(key=lambda item: (item["span"], item["reason"]))
-        return {"calls": self.calls, "error": None, "rejected": self.rejected}
+        self.rejected.sort(key=itemgetter(0, 1, 2))
+        listed = [
+            {"format": fmt, "name": name() if callable(name) else name, "reason": reason, "span": [start, end]}
+            for start, end, reason, fmt, name in self.rejected[:MAX_LISTED_REJECTIONS]
+        ]
+        omitted = len(self.rejected) - len(listed) + self.unlisted
+        return {"calls": self.calls, "error": None, "rejected": listed, "rejected_omitted": omitted}
 
 
 def error_verdict(code):
-    return {"calls": [], "error": code, "rejected": []}
+    return {"calls": [], "error": code, "rejected": [], "rejected_omitted": 0}
 
 
 # ---------------------------------------------------------------- call objects
@@ -86,117 +108,112 @@ def string_or_none(value):
     return value if isinstance(value, str) else None
 
 
+def has_only_keys(obj, keys):
+    """True when every key of `obj` is one of `keys` (a frozenset)."""
+    return obj.keys() <= keys
+
+
 def call_from_value(value, allowed):
-    """Validate a decoded JSON value as one call; returns (name, arguments) or raises Rejected."""
+    """Validate a decoded JSON value as one call; returns (name, arguments) or a Rejected."""
     if not isinstance(value, dict):
-        raise Rejected("not-a-call")
+        return Rejected("not-a-call")
     if "function" in value or "type" in value:
         function = value.get("function")
-        if any(key not in OPENAI_KEYS for key in value):
-            raise Rejected("unknown-key", string_or_none(function.get("name")) if isinstance(function, dict) else None)
+        if not has_only_keys(value, OPENAI_KEYS):
+            return Rejected("unknown-key", string_or_none(function.get("name")) if isinstance(function, dict) else None)
         if value.get("type") != "function" or not isinstance(function, dict):
-            raise Rejected("not-a-call")
-        if any(key not in OPENAI_FUNCTION_KEYS for key in function):
-            raise Rejected("unknown-key", string_or_none(function.get("name")))
+            return Rejected("not-a-call")
+        if not has_only_keys(function, OPENAI_FUNCTION_KEYS):
+            return Rejected("unknown-key", string_or_none(function.get("name")))
         value = function
     elif "name" not in value:
-        raise Rejected("not-a-call")
-    elif any(key not in PLAIN_KEYS for key in value):
-        raise Rejected("unknown-key", string_or_none(value["name"]))
+        return Rejected("not-a-call")
+    elif not has_only_keys(value, PLAIN_KEYS):
+        return Rejected("unknown-key", string_or_none(value["name"]))
     name = value.get("name")
     if not isinstance(name, str) or name == "":
-        raise Rejected("bad-name")
+        return Rejected("bad-name")
     if name not in allowed:
-        raise Rejected("not-allowed", name)
+        return Rejected("not-allowed", name)
     if "arguments" in value and "parameters" in value:
-        raise Rejected("ambiguous-arguments", name)
+        return Rejected("ambiguous-arguments", name)
     key = "arguments" if "arguments" in value else "parameters"
-    return name, decode_arguments(value.get(key, {}), name)
+    arguments = decode_arguments(value.get(key, {}), name)
+    return arguments if isinstance(arguments, Rejected) else (name, arguments)
+
+
+def call_from_text(u, start, end, allowed):
+    """u[start:end] strictly parsed, then validated as one call: (name, arguments) or a Rejected."""
+    value = jc.parse_strict(u, start, end)
+    return Rejected(value.reason) if isinstance(value, JsonReject) else call_from_value(value, allowed)
 
 
 def decode_arguments(arguments, name):
     """Arguments are an object, or a string holding exactly one JSON object. Never {} instead."""
     if isinstance(arguments, str):
-        try:
-            arguments = jc.parse_strict(arguments, 0, len(arguments))
-        except JsonReject as error:
-            reason = "bad-arguments" if error.reason == "invalid-json" else error.reason
-            raise Rejected(reason, name) from None
+        arguments = jc.parse_strict(arguments, 0, len(arguments))
+        if isinstance(arguments, JsonReject):
+            return Rejected("bad-arguments" if arguments.reason == "invalid-json" else arguments.reason, name)
     if not isinstance(arguments, dict):
-        raise Rejected("bad-arguments", name)
+        return Rejected("bad-arguments", name)
     return arguments
 
 
 def calls_from_json(verdict, u, start, end, fmt):
     """A JSON object is one call; a JSON array is a list of calls that run all or nothing."""
-    try:
-        value = jc.parse_strict(u, start, end)
-    except JsonReject as error:
-        verdict.reject(error.reason, fmt, start, end)
-        return
-    if not isinstance(value, list):
-        verdict.take(fmt, start, end, lambda: call_from_value(value, verdict.allowed))
-        return
-    element_spans = array_element_spans(u, start, end)
-    outcomes = []
-    for item, (item_start, item_end) in zip(value, element_spans):
-        try:
-            outcomes.append((call_from_value(item, verdict.allowed), None, item_start, item_end))
-        except Rejected as error:
-            outcomes.append((None, error, item_start, item_end))
-    refused = any(error for _, error, _, _ in outcomes)
-    for call, error, item_start, item_end in outcomes:
-        if error:
-            verdict.reject(error.reason, fmt, item_start, item_end, error.name)
-        elif refused:
-            verdict.reject("sibling-rejected", fmt, item_start, item_end, call[0])
-        else:
-            verdict.accept(call[0], call[1], fmt, item_start, item_end)
-
-
-def array_element_spans(u, start, end):
-    """Spans of the elements of the (already validated) JSON array in u[start:end]."""
-    i = jc.skip_ws(u, start, end) + 1
     spans = []
-    while True:
-        i = jc.skip_ws(u, i, end)
-        if ord(u[i]) == jc.RBRACKET:
-            return spans
-        _, after = jc.read_value(u, i, end, 2)
-        spans.append((i, after))
-        i = jc.skip_ws(u, after, end)
-        if ord(u[i]) == jc.COMMA:
-            i += 1
+    value = jc.parse_strict(u, start, end, spans)
+    if isinstance(value, JsonReject):
+        verdict.reject(value.reason, fmt, start, end)
+        return
+    file_calls(verdict, value, spans, start, end, fmt)
+
+
+def file_calls(verdict, value, spans, start, end, fmt):
+    """File the calls of a JSON value read from u[start:end]; `spans` are its elements' spans if
+    it is an array."""
+    if not isinstance(value, list):
+        verdict.file(fmt, start, end, call_from_value(value, verdict.allowed))
+        return
+    outcomes = [(call_from_value(item, verdict.allowed), item_start, item_end) for item, (item_start, item_end) in zip(value, spans)]
+    file_all_or_nothing(verdict, outcomes, fmt)
+
+
+def file_all_or_nothing(verdict, outcomes, fmt):
+    """File (outcome, start, end) items that run together: if any is refused, the calls among
+    them are refused as sibling-rejected."""
+    refused = any(isinstance(outcome, Rejected) for outcome, _, _ in outcomes)
+    for outcome, item_start, item_end in outcomes:
+        if refused and not isinstance(outcome, Rejected):
+            verdict.reject("sibling-rejected", fmt, item_start, item_end, outcome[0])
+        else:
+            verdict.file(fmt, item_start, item_end, outcome)
 
 
 def call_syntax_name(u, i, end):
     """Length of the tool name at u[i] in `call:NAME{`: ASCII letters, digits, _ . -"""
     k = i
-    while k < end:
-        c = ord(u[k])
-        if not (0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A or c in (0x5F, 0x2E, 0x2D)):
-            break
+    while k < end and u[k] in CALL_NAME_UNITS:
         k += 1
     return k - i
 
 
 def call_syntax(u, start, end, allowed):
-    """u[start:end] is exactly `call:NAME{...}`; returns (name, arguments)."""
+    """u[start:end] is exactly `call:NAME{...}`; returns (name, arguments) or a Rejected."""
     name_start = start + len(CALL_PREFIX)
     name_end = name_start + call_syntax_name(u, name_start, end)
     if name_end == name_start:
-        raise Rejected("invalid-call-syntax")
+        return Rejected("invalid-call-syntax")
     if name_end >= end or ord(u[name_end]) != jc.LBRACE:
-        raise Rejected("invalid-call-syntax", u[name_start:name_end])
+        return Rejected("invalid-call-syntax", u[name_start:name_end])
     name = u[name_start:name_end]
     if name not in allowed:
-        raise Rejected("not-allowed", name)
-    try:
-        arguments, after = jc.read_value(u, name_end, end, 1)
-    except JsonReject as error:
-        raise Rejected(error.reason, name) from None
+        return Rejected("not-allowed", name)
+    arguments, after = jc.read_value(u, name_end, end, 1)
+    if isinstance(arguments, JsonReject):
+        return Rejected(arguments.reason, name)
     if jc.skip_ws(u, after, end) != end:
-        raise Rejected("invalid-call-syntax", name)
+        return Rejected("invalid-call-syntax", name)
     return name, arguments
 
 
@@ -220,9 +237,11 @@ class Text:
         self.quoted = jc.quoted_mask(raw)
         self.chars = list(raw)
         self.u = raw
+        self.blanked = 0  # how many regions have been blanked so far
 
     def blank(self, start, end, fill):
         """Overwrite [start, end) with `fill`, keeping line feeds so lines survive."""
+        self.blanked += 1
         for k in range(start, end):
             if ord(self.chars[k]) != jc.LF:
                 self.chars[k] = fill
@@ -266,24 +285,26 @@ def ascii_lower(word):
 
 
 def find_fences(u):
-    """Closed ``` fences as (open line start, content start, content end, close line end, info)."""
+    """Closed ``` fences as (open line start, content start, content end, close line end, info).
+
+    Only lines that hold ``` can open or close a fence, so the search jumps from one to the next."""
     fences = []
-    line_start = 0
     opener = None
-    while line_start <= len(u):
-        line_end = u.find("\n", line_start)
+    i = u.find(FENCE)
+    while i != -1:
+        line_start = u.rfind("\n", 0, i) + 1
+        line_end = u.find("\n", i)
         if line_end == -1:
             line_end = len(u)
-        first = jc.skip_ws(u, line_start, line_end)
-        last = jc.skip_ws_back(u, first, line_end)
-        if u.startswith(FENCE, first, last):
+        if jc.skip_ws(u, line_start, i) == i:  # the line, trimmed, starts with ```
+            last = jc.skip_ws_back(u, i, line_end)
             if opener is None:
-                info = ascii_lower(u[jc.skip_ws(u, first + 3, last) : last])
+                info = ascii_lower(u[jc.skip_ws(u, i + 3, last) : last])
                 opener = (line_start, min(line_end + 1, len(u)), info)
-            elif last - first == 3:
+            elif last - i == 3:
                 fences.append((opener[0], opener[1], line_start, line_end, opener[2]))
                 opener = None
-        line_start = line_end + 1
+        i = u.find(FENCE, line_end + 1)
     return fences
 
 
@@ -300,11 +321,11 @@ def whole_response_array(verdict, u):
     end = jc.skip_ws_back(u, start, len(u))
     if start == end or ord(u[start]) != jc.LBRACKET:
         return False
-    try:
-        jc.parse_strict(u, start, end)
-    except JsonReject:
+    spans = []
+    value = jc.parse_strict(u, start, end, spans)
+    if isinstance(value, JsonReject):
         return False
-    calls_from_json(verdict, u, start, end, "array")
+    file_calls(verdict, value, spans, start, end, "array")
     return True
 
 
@@ -349,7 +370,7 @@ def explicit_pass(verdict, text):
         if is_tag:
             tagged_body(verdict, text, i, body_start, close_at, claimed_until)
         else:
-            verdict.take("xml", i, claimed_until, lambda: xml_call(text, i, close_at, verdict.allowed))
+            verdict.file("xml", i, claimed_until, xml_call(text, i, close_at, verdict.allowed))
         text.blank(i, claimed_until, FILLER)
     text.commit()
 
@@ -365,7 +386,7 @@ def tagged_body(verdict, text, tag_start, body_start, body_end, tag_end):
     if start == end:
         verdict.reject("empty-tag", "tagged", tag_start, tag_end)
     elif u.startswith(CALL_PREFIX, start, end):
-        verdict.take("tagged-call", start, end, lambda: call_syntax(u, start, end, verdict.allowed))
+        verdict.file("tagged-call", start, end, call_syntax(u, start, end, verdict.allowed))
     elif starts_with_function(u, start, end):
         xml_sequence(verdict, text, start, end)
     elif ord(u[start]) in (jc.LBRACE, jc.LBRACKET):
@@ -380,30 +401,20 @@ def xml_sequence(verdict, text, start, end):
     i = start
     while i < end:
         if not starts_with_function(text.u, i, end):
-            outcomes.append((None, Rejected("xml-malformed"), i, end))
+            outcomes.append((Rejected("xml-malformed"), i, end))
             break
         close_at = text.find(FUNCTION_CLOSE, i, end, quoted_from=XML_CLOSERS_ALWAYS_COUNT)
         if close_at == -1:
-            outcomes.append((None, Rejected("unclosed-tag"), i, end))
+            outcomes.append((Rejected("unclosed-tag"), i, end))
             break
         stop = close_at + len(FUNCTION_CLOSE)
-        try:
-            outcomes.append((xml_call(text, i, close_at, verdict.allowed), None, i, stop))
-        except Rejected as error:
-            outcomes.append((None, error, i, stop))
+        outcomes.append((xml_call(text, i, close_at, verdict.allowed), i, stop))
         i = jc.skip_ws(text.u, stop, end)
-    refused = any(error for _, error, _, _ in outcomes)
-    for call, error, item_start, item_end in outcomes:
-        if error:
-            verdict.reject(error.reason, "xml", item_start, item_end, error.name)
-        elif refused:
-            verdict.reject("sibling-rejected", "xml", item_start, item_end, call[0])
-        else:
-            verdict.accept(call[0], call[1], "xml", item_start, item_end)
+    file_all_or_nothing(verdict, outcomes, "xml")
 
 
 def tag_attribute(u, i, end, openers, owner=None):
-    """Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]; returns (name, index after '>')."""
+    """Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]: (name, index after '>') or a Rejected."""
     for opener in openers:
         if u.startswith(opener, i, end):
             quoted = opener.endswith('"')
@@ -414,9 +425,9 @@ def tag_attribute(u, i, end, openers, owner=None):
             name = u[name_start:k]
             tail = '">' if quoted else ">"
             if name == "" or not u.startswith(tail, k, end):
-                raise Rejected("xml-malformed", owner)
+                return Rejected("xml-malformed", owner)
             return name, k + len(tail)
-    raise Rejected("xml-malformed", owner)
+    return Rejected("xml-malformed", owner)
 
 
 def strip_one_newline(u, start, end):
@@ -438,47 +449,57 @@ def xml_call(text, start, body_end, allowed):
     Structure is read from the masked text, values from the raw text: a value may hold a
     markdown fence or a <think> the model meant literally (a README, a prompt)."""
     u = text.u
-    name, i = tag_attribute(u, start, body_end, FUNCTION_OPENERS)
+    attribute = tag_attribute(u, start, body_end, FUNCTION_OPENERS)
+    if isinstance(attribute, Rejected):
+        return attribute
+    name, i = attribute
     if not jc.is_well_formed(name):
-        raise Rejected("lone-surrogate")
+        return Rejected("lone-surrogate")
     if name not in allowed:
-        raise Rejected("not-allowed", name)
+        return Rejected("not-allowed", name)
     arguments = {}
     while True:
         i = jc.skip_ws(u, i, body_end)
         if i == body_end:
             return name, arguments
-        key, i = tag_attribute(u, i, body_end, PARAMETER_OPENERS, name)
+        attribute = tag_attribute(u, i, body_end, PARAMETER_OPENERS, name)
+        if isinstance(attribute, Rejected):
+            return attribute
+        key, i = attribute
         value_end = text.find(PARAMETER_CLOSE, i, body_end, quoted_from=XML_CLOSERS_ALWAYS_COUNT)
         if value_end == -1:
-            raise Rejected("xml-malformed", name)
+            return Rejected("xml-malformed", name)
         value_start, value_stop = strip_one_newline(text.raw, i, value_end)
         value = text.raw[value_start:value_stop]
         if not (jc.is_well_formed(key) and jc.is_well_formed(value)):
-            raise Rejected("lone-surrogate", name)
+            return Rejected("lone-surrogate", name)
         if key in arguments:
-            raise Rejected("duplicate-key", name)
+            return Rejected("duplicate-key", name)
         arguments[key] = value
         i = value_end + len(PARAMETER_CLOSE)
 
 
-def fence_pass(verdict, text):
-    """A json (or untagged) fence whose whole content is JSON is calls."""
+def fence_pass(verdict, text, fences):
+    """A json (or untagged) fence whose whole content is JSON is calls. `fences` are those of
+    find_fences(text.u)."""
     u = text.u
-    for open_start, content_start, content_end, close_end, info in find_fences(u):
+    for open_start, content_start, content_end, close_end, info in fences:
         if not is_json_fence(info):
             continue
         start = jc.skip_ws(u, content_start, content_end)
         end = jc.skip_ws_back(u, start, content_end)
         if start == end:
             continue
-        try:
-            jc.parse_strict(u, start, end)
-        except JsonReject:
+        spans = []
+        value = jc.parse_strict(u, start, end, spans)
+        if isinstance(value, JsonReject):
             continue
-        calls_from_json(verdict, u, start, end, "fenced")
+        file_calls(verdict, value, spans, start, end, "fenced")
         text.blank(open_start, close_end, FILLER)
     text.commit()
+
+
+INLINE_WS = " \t\r"  # JSON whitespace other than LF
 
 
 def own_line(u, start, end):
@@ -486,9 +507,9 @@ def own_line(u, start, end):
     only JSON whitespace with at most one comma after it. Scans only the gaps around the
     candidate, so checking every candidate of a long line stays linear."""
     i = start
-    while i > 0 and ord(u[i - 1]) != jc.LF and jc.is_json_ws(ord(u[i - 1])):
+    while i > 0 and u[i - 1] in INLINE_WS:
         i -= 1
-    if i > 0 and ord(u[i - 1]) != jc.LF:
+    if i > 0 and u[i - 1] != "\n":
         return False
     i = skip_inline_ws(u, end)
     if i < len(u) and ord(u[i]) == jc.COMMA:
@@ -498,15 +519,18 @@ def own_line(u, start, end):
 
 def skip_inline_ws(u, i):
     """Skip JSON whitespace other than LF: stays on the current line."""
-    while i < len(u) and ord(u[i]) != jc.LF and jc.is_json_ws(ord(u[i])):
+    while i < len(u) and u[i] in INLINE_WS:
         i += 1
     return i
+
+
+CALL_NAME_UNITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def call_prefix_start(u, obj_start):
     """Start of `call:NAME` right before the object at obj_start, or -1."""
     k = obj_start
-    while k > 0 and call_syntax_name(u, k - 1, k) == 1:
+    while k > 0 and u[k - 1] in CALL_NAME_UNITS:
         k -= 1
     prefix_start = k - len(CALL_PREFIX)
     if k == obj_start or prefix_start < 0 or not u.startswith(CALL_PREFIX, prefix_start):
@@ -516,10 +540,7 @@ def call_prefix_start(u, obj_start):
 
 def narrated_name(u, start, end):
     """The name a refused candidate would have called, so a person can see what was narrated."""
-    try:
-        value = jc.parse_strict(u, start, end)
-    except JsonReject:
-        return None
+    value = jc.parse_strict(u, start, end)
     if isinstance(value, dict) and isinstance(value.get("function"), dict):
         value = value["function"]
     name = value.get("name") if isinstance(value, dict) else None
@@ -527,23 +548,32 @@ def narrated_name(u, start, end):
 
 
 def bare_pass(verdict, u):
-    """Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines."""
+    """Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
+
+    The outcome of a candidate depends on its text alone, so a refusal is worked out once per
+    distinct text (a flood of identical objects costs little); calls are validated each time, so
+    no two calls share an arguments object."""
+    refusals = {}  # candidate text -> Rejected
     for obj_start, obj_end in jc.scan_objects(u, 0, len(u)):
         prefix_start = call_prefix_start(u, obj_start)
-        if prefix_start != -1:
-            start, fmt = prefix_start, "bare-call"
-            make_call = lambda s=prefix_start, e=obj_end: call_syntax(u, s, e, verdict.allowed)
-        else:
-            start, fmt = obj_start, "bare"
-            make_call = lambda s=obj_start, e=obj_end: call_from_value(jc.parse_strict(u, s, e), verdict.allowed)
+        start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
         if not own_line(u, start, obj_end):
             if prefix_start != -1:
                 name = u[prefix_start + len(CALL_PREFIX) : obj_start]
             else:
-                name = narrated_name(u, obj_start, obj_end)
+                name = lambda s=obj_start, e=obj_end: narrated_name(u, s, e)
             verdict.reject("not-own-line", fmt, start, obj_end, name)
             continue
-        verdict.take(fmt, start, obj_end, make_call)
+        candidate = u[start:obj_end]
+        outcome = refusals.get(candidate)
+        if outcome is None:
+            if prefix_start != -1:
+                outcome = call_syntax(u, start, obj_end, verdict.allowed)
+            else:
+                outcome = call_from_text(u, start, obj_end, verdict.allowed)
+            if isinstance(outcome, Rejected):
+                refusals[candidate] = outcome
+        verdict.file(fmt, start, obj_end, outcome)
 
 
 # ---------------------------------------------------------------- entry points
@@ -556,13 +586,21 @@ def parse_units(text_units, allowed_units):
     verdict = Verdict(set(allowed_units))
     text = Text(text_units)
     mask_think(text)
+    verdict.begin_pass()
     if whole_response_array(verdict, text.u):
         return verdict.result()
-    for open_start, _, _, close_end, info in find_fences(text.u):
+    fences = find_fences(text.u)
+    for open_start, _, _, close_end, info in fences:
         if not is_json_fence(info):
             text.blank(open_start, close_end, FILLER)  # quoted code: nothing inside it runs
     text.commit()
+    blanked = text.blanked
+    verdict.begin_pass()
     explicit_pass(verdict, text)
-    fence_pass(verdict, text)
+    if text.blanked != blanked:  # the explicit pass claimed regions: find the fences again
+        fences = find_fences(text.u)
+    verdict.begin_pass()
+    fence_pass(verdict, text, fences)
+    verdict.begin_pass()
     bare_pass(verdict, text.u)
     return verdict.result()

@@ -109,15 +109,16 @@ function applyActions(u, actions) {
 function repairChecked(raw) {
   if (typeof raw !== "string") return rejected("not-a-string");
   if (raw.length > MAX_RAW_UNITS) return rejected("too-long");
-  let actions, value;
+  let actions;
   try {
     actions = planRepair(raw);
-    const text = applyActions(raw, actions);
-    value = parseStrict(text, 0, text.length);
   } catch (error) {
-    if (error instanceof RepairRejected || error instanceof JsonReject) return rejected(error.reason);
+    if (error instanceof RepairRejected) return rejected(error.reason);
     throw error;
   }
+  const text = applyActions(raw, actions);
+  const value = parseStrict(text, 0, text.length);
+  if (value instanceof JsonReject) return rejected(value.reason);
   if (!isObject(value)) return rejected("not-an-object");
   return { actions, arguments: value, reason: null, status: actions.length > 0 ? "repaired" : "valid" };
 }

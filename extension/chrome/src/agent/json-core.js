@@ -22,7 +22,9 @@ export const RBRACKET = 0x5d;
 export const COMMA = 0x2c;
 export const COLON = 0x3a;
 
-// A document broke the grammar or a policy; `reason` is a SPEC.md reason code.
+// A document broke the grammar or a policy; `reason` is a SPEC.md reason code. The reader
+// returns it in place of a value rather than throwing it: hostile text can hold thousands of
+// refused candidates, and a throw for each is slow (about 1.5 us in V8).
 export const JsonReject = class JsonReject {
   constructor(reason, at) {
     this.reason = reason;
@@ -47,7 +49,10 @@ export function isJsonWs(code) {
 }
 
 export function skipWs(u, i, end) {
-  while (i < end && isJsonWs(u.charCodeAt(i))) i += 1;
+  for (; i < end; i += 1) {
+    const c = u.charCodeAt(i);
+    if (c !== SPACE && c !== LF && c !== TAB && c !== CR) break;
+  }
   return i;
 }
 
@@ -89,32 +94,38 @@ export function isWellFormed(u) {
 
 // ---------------------------------------------------------------- strict JSON reader
 
-// Parse u[start:end] as exactly one JSON value with JSON whitespace around it.
-export function parseStrict(u, start, end) {
-  let i = skipWs(u, start, end);
-  const [value, after] = readValue(u, i, end, 1);
-  i = skipWs(u, after, end);
-  if (i !== end) throw new JsonReject("invalid-json", i);
+// Parse u[start:end] as exactly one JSON value with JSON whitespace around it; returns the value,
+// or a JsonReject. If `spans` is an array and the value is an array, the [start, end] of each
+// element is pushed to it.
+export function parseStrict(u, start, end, spans = null) {
+  const read = readValue(u, skipWs(u, start, end), end, 1, spans);
+  const value = read[0];
+  if (value instanceof JsonReject) return value;
+  const i = skipWs(u, read[1], end);
+  if (i !== end) return new JsonReject("invalid-json", i);
   return value;
 }
 
 const WORDS = [["true", true], ["false", false], ["null", null]];
 
-// Read one value at u[i]; returns [value, index after it]. `depth` is this value's depth.
-export function readValue(u, i, end, depth) {
-  if (i >= end) throw new JsonReject("invalid-json", i);
+// Each reader returns [value, index after it], or [JsonReject, index] at the first failing check.
+
+// Read one value at u[i]. `depth` is this value's depth; `spans`, if an array, receives the
+// spans of an array's elements.
+export function readValue(u, i, end, depth, spans = null) {
+  if (i >= end) return [new JsonReject("invalid-json", i), i];
   const c = u.charCodeAt(i);
   if (c === LBRACE || c === LBRACKET) {
-    if (depth > MAX_DEPTH) throw new JsonReject("too-deep", i);
+    if (depth > MAX_DEPTH) return [new JsonReject("too-deep", i), i];
     if (c === LBRACE) return readObject(u, i, end, depth);
-    return readArray(u, i, end, depth);
+    return readArray(u, i, end, depth, spans);
   }
   if (c === QUOTE) return readString(u, i, end);
   if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return readNumber(u, i, end);
   for (const [word, value] of WORDS) {
     if (startsAt(u, word, i, end)) return [value, i + word.length];
   }
-  throw new JsonReject("invalid-json", i);
+  return [new JsonReject("invalid-json", i), i];
 }
 
 function readObject(u, i, end, depth) {
@@ -122,46 +133,52 @@ function readObject(u, i, end, depth) {
   i = skipWs(u, i + 1, end);
   if (i < end && u.charCodeAt(i) === RBRACE) return [obj, i + 1];
   for (;;) {
-    if (i >= end || u.charCodeAt(i) !== QUOTE) throw new JsonReject("invalid-json", i);
+    if (i >= end || u.charCodeAt(i) !== QUOTE) return [new JsonReject("invalid-json", i), i];
     const keyAt = i;
-    const [key, afterKey] = readString(u, i, end);
-    i = skipWs(u, afterKey, end);
-    if (i >= end || u.charCodeAt(i) !== COLON) throw new JsonReject("invalid-json", i);
-    i = skipWs(u, i + 1, end);
-    const [value, afterValue] = readValue(u, i, end, depth + 1);
-    if (hasKey(obj, key)) throw new JsonReject("duplicate-key", keyAt);
+    const readKey = readString(u, i, end);
+    const key = readKey[0];
+    if (key instanceof JsonReject) return readKey;
+    i = skipWs(u, readKey[1], end);
+    if (i >= end || u.charCodeAt(i) !== COLON) return [new JsonReject("invalid-json", i), i];
+    const read = readValue(u, skipWs(u, i + 1, end), end, depth + 1);
+    const value = read[0];
+    if (value instanceof JsonReject) return read;
+    if (hasKey(obj, key)) return [new JsonReject("duplicate-key", keyAt), read[1]];
     obj[key] = value;
-    i = skipWs(u, afterValue, end);
+    i = skipWs(u, read[1], end);
     if (i < end && u.charCodeAt(i) === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
     }
     if (i < end && u.charCodeAt(i) === RBRACE) return [obj, i + 1];
-    throw new JsonReject("invalid-json", i);
+    return [new JsonReject("invalid-json", i), i];
   }
 }
 
-function readArray(u, i, end, depth) {
+function readArray(u, i, end, depth, spans) {
   const items = [];
   i = skipWs(u, i + 1, end);
   if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
   for (;;) {
-    const [value, after] = readValue(u, i, end, depth + 1);
-    items.push(value);
-    i = skipWs(u, after, end);
+    const read = readValue(u, i, end, depth + 1);
+    if (read[0] instanceof JsonReject) return read;
+    items.push(read[0]);
+    if (spans !== null) spans.push([i, read[1]]);
+    i = skipWs(u, read[1], end);
     if (i < end && u.charCodeAt(i) === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
     }
     if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
-    throw new JsonReject("invalid-json", i);
+    return [new JsonReject("invalid-json", i), i];
   }
 }
 
 const ESCAPES = { 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" };
 
+// The unit written as four hex digits at u[i], or a JsonReject.
 function hex4(u, i, end) {
-  if (i + 4 > end) throw new JsonReject("invalid-json", i);
+  if (i + 4 > end) return new JsonReject("invalid-json", i);
   let value = 0;
   for (let k = i; k < i + 4; k += 1) {
     const c = u.charCodeAt(k);
@@ -169,7 +186,7 @@ function hex4(u, i, end) {
     if (c >= 0x30 && c <= 0x39) digit = c - 0x30;
     else if (c >= 0x61 && c <= 0x66) digit = c - 0x57;
     else if (c >= 0x41 && c <= 0x46) digit = c - 0x37;
-    else throw new JsonReject("invalid-json", k);
+    else return new JsonReject("invalid-json", k);
     value = value * 16 + digit;
   }
   return value;
@@ -183,27 +200,29 @@ export function readString(u, i, end) {
   const parts = [];
   let run = i;
   for (;;) {
-    if (i >= end) throw new JsonReject("invalid-json", i);
+    if (i >= end) return [new JsonReject("invalid-json", i), i];
     const c = u.charCodeAt(i);
     if (c === QUOTE) {
       parts.push(u.slice(run, i));
       const text = parts.join("");
-      if (!isWellFormed(text)) throw new JsonReject("lone-surrogate", start);
+      if (!isWellFormed(text)) return [new JsonReject("lone-surrogate", start), i];
       return [text, i + 1];
     }
-    if (c < 0x20) throw new JsonReject("invalid-json", i);
+    if (c < 0x20) return [new JsonReject("invalid-json", i), i];
     if (c === BACKSLASH) {
       parts.push(u.slice(run, i));
-      if (i + 1 >= end) throw new JsonReject("invalid-json", i);
+      if (i + 1 >= end) return [new JsonReject("invalid-json", i), i];
       const e = u.charCodeAt(i + 1);
       if (e === 0x75) {
-        parts.push(String.fromCharCode(hex4(u, i + 2, end)));
+        const unit = hex4(u, i + 2, end);
+        if (unit instanceof JsonReject) return [unit, i];
+        parts.push(String.fromCharCode(unit));
         i += 6;
       } else if (hasKey(ESCAPES, e)) {
         parts.push(ESCAPES[e]);
         i += 2;
       } else {
-        throw new JsonReject("invalid-json", i);
+        return [new JsonReject("invalid-json", i), i];
       }
       run = i;
       continue;
@@ -222,7 +241,7 @@ function isDigit(u, i, end) {
 export function readNumber(u, i, end) {
   const start = i;
   if (u.charCodeAt(i) === 0x2d) i += 1;
-  if (!isDigit(u, i, end)) throw new JsonReject("invalid-json", i);
+  if (!isDigit(u, i, end)) return [new JsonReject("invalid-json", i), i];
   if (u.charCodeAt(i) === 0x30) {
     i += 1;
   } else {
@@ -232,25 +251,141 @@ export function readNumber(u, i, end) {
   if (i < end && u.charCodeAt(i) === 0x2e) {
     isInteger = false;
     i += 1;
-    if (!isDigit(u, i, end)) throw new JsonReject("invalid-json", i);
+    if (!isDigit(u, i, end)) return [new JsonReject("invalid-json", i), i];
     while (isDigit(u, i, end)) i += 1;
   }
   if (i < end && (u.charCodeAt(i) === 0x65 || u.charCodeAt(i) === 0x45)) {
     isInteger = false;
     i += 1;
     if (i < end && (u.charCodeAt(i) === 0x2b || u.charCodeAt(i) === 0x2d)) i += 1;
-    if (!isDigit(u, i, end)) throw new JsonReject("invalid-json", i);
+    if (!isDigit(u, i, end)) return [new JsonReject("invalid-json", i), i];
     while (isDigit(u, i, end)) i += 1;
   }
   const literal = u.slice(start, i);
-  const value = Number(literal);
   if (isInteger) {
     const digits = literal.length - (literal.charCodeAt(0) === 0x2d ? 1 : 0);
-    if (digits > 16 || Math.abs(value) > MAX_SAFE_INTEGER) throw new JsonReject("number-out-of-range", start);
-    return [value, i];
+    if (digits > 16 || Math.abs(Number(literal)) > MAX_SAFE_INTEGER) return [new JsonReject("number-out-of-range", start), i];
+    return [Number(literal), i];
   }
-  if (!Number.isFinite(value)) throw new JsonReject("number-out-of-range", start);
+  const value = literalToDouble(literal);
+  if (!Number.isFinite(value)) return [new JsonReject("number-out-of-range", start), i];
   return [value, i];
+}
+
+// ---------------------------------------------------------------- decimal literal to double
+
+// The engine's Number(string) is trusted only up to this many significant digits. ECMAScript
+// requires correct rounding up to 20; QuickJS-ng 0.17 misrounds near-midpoint literals from
+// about 39 (benchmarks/differential_numbers.py checks every engine).
+const TRUSTED_DIGITS = 19;
+// A midpoint between two doubles has at most 768 significant decimal digits, so the first 800
+// digits of a literal plus a sticky nonzero digit for the rest compare with every midpoint
+// exactly as the whole literal does.
+const KEPT_DIGITS = 800;
+
+// The double nearest to a JSON number literal (ties to even, +-Infinity past the largest
+// double), as Python's float() reads it, however many digits the literal has.
+function literalToDouble(literal) {
+  const negative = literal.charCodeAt(0) === 0x2d;
+  let k = negative ? 1 : 0;
+  let intEnd = k;
+  while (isDigit(literal, intEnd, literal.length)) intEnd += 1;
+  let fracEnd = intEnd;
+  if (fracEnd < literal.length && literal.charCodeAt(fracEnd) === 0x2e) {
+    fracEnd += 1;
+    while (isDigit(literal, fracEnd, literal.length)) fracEnd += 1;
+  }
+  const fraction = fracEnd > intEnd ? fracEnd - intEnd - 1 : 0;
+  if (intEnd - k + fraction <= TRUSTED_DIGITS) return Number(literal); // at most 19 digits in all
+  const mantissa = literal.slice(k, intEnd) + literal.slice(intEnd + 1, fracEnd);
+  let exponent = 0;
+  if (fracEnd < literal.length) {
+    k = fracEnd + 1;
+    const sign = literal.charCodeAt(k) === 0x2d ? -1 : 1;
+    if (literal.charCodeAt(k) === 0x2b || literal.charCodeAt(k) === 0x2d) k += 1;
+    for (; k < literal.length; k += 1) exponent = Math.min(exponent * 10 + literal.charCodeAt(k) - 0x30, 1e9);
+    exponent *= sign;
+  }
+  exponent -= fraction; // value = mantissa * 10^exponent
+  let first = 0;
+  while (first < mantissa.length && mantissa.charCodeAt(first) === 0x30) first += 1;
+  let last = mantissa.length;
+  while (last > first && mantissa.charCodeAt(last - 1) === 0x30) last -= 1;
+  const digits = mantissa.slice(first, last);
+  exponent += mantissa.length - last; // value = digits * 10^exponent, digits without zeros around
+  const point = exponent + digits.length; // 10^(point-1) <= value < 10^point
+  let magnitude;
+  if (digits.length === 0 || point <= -324) magnitude = 0; // below half the smallest double
+  else if (point > 309) magnitude = Infinity; // 10^309 is past the largest double
+  else if (digits.length <= TRUSTED_DIGITS) magnitude = Number(digits + "e" + exponent);
+  else magnitude = nearestDouble(digits, exponent);
+  return negative ? -magnitude : magnitude;
+}
+
+// Correct rounding of digits * 10^exponent (more than TRUSTED_DIGITS digits, no zeros around).
+// Its first TRUSTED_DIGITS digits give a lower bound and, one unit up, an upper bound that the
+// engine reads exactly; when both round to the same double that is the answer. Otherwise walk up
+// from the lower one while the value lies past the midpoint to the next double, comparing in
+// exact BigInt arithmetic.
+function nearestDouble(digits, exponent) {
+  if (digits.length > KEPT_DIGITS) {
+    exponent += digits.length - KEPT_DIGITS - 1;
+    digits = digits.slice(0, KEPT_DIGITS) + "1";
+  }
+  const head = digits.slice(0, TRUSTED_DIGITS);
+  const headExponent = exponent + digits.length - TRUSTED_DIGITS;
+  let x = Number(head + "e" + headExponent);
+  const top = Number(increment(head) + "e" + headExponent);
+  if (x === top) return x;
+  const value = BigInt(digits);
+  while (x < top && !roundsDown(value, exponent, x)) x = nextUp(x);
+  return x;
+}
+
+// True when value * 10^exponent rounds to x rather than to the next double up (x finite, > 0):
+// it lies below their midpoint, or on it and x's significand is even.
+function roundsDown(value, exponent, x) {
+  const [f, e] = doubleParts(x);
+  let left = value;
+  let right = 2n * f + 1n; // the midpoint is (2f + 1) * 2^(e-1)
+  if (exponent >= 0) left *= powerOfTen(exponent);
+  else right *= powerOfTen(-exponent);
+  if (e - 1 >= 0) right <<= BigInt(e - 1);
+  else left <<= BigInt(1 - e);
+  return left < right || (left === right && f % 2n === 0n);
+}
+
+const SCRATCH = new DataView(new ArrayBuffer(8));
+
+// 10^n as a BigInt (n >= 0), remembered: the exact paths use the same few hundred powers again
+// and again. Exponents are bounded (|n| < 1,200 for any literal or double), and so is the cache.
+const POWERS_OF_TEN = new Map();
+
+function powerOfTen(n) {
+  let power = POWERS_OF_TEN.get(n);
+  if (power === undefined) {
+    power = 10n ** BigInt(n);
+    POWERS_OF_TEN.set(n, power);
+  }
+  return power;
+}
+
+// [f, e] with x = f * 2^e exactly: f a BigInt below 2^53, e >= -1074 (x finite, > 0).
+function doubleParts(x) {
+  SCRATCH.setFloat64(0, x);
+  const high32 = SCRATCH.getUint32(0);
+  const biased = (high32 >>> 20) & 0x7ff;
+  const f = (BigInt(high32 & 0xfffff) << 32n) | BigInt(SCRATCH.getUint32(4));
+  return biased === 0 ? [f, -1074] : [f + (1n << 52n), biased - 1075];
+}
+
+// The next double up from x (x finite, >= 0): the next bit pattern; after the largest, Infinity.
+function nextUp(x) {
+  SCRATCH.setFloat64(0, x);
+  const low32 = SCRATCH.getUint32(4);
+  if (low32 === 0xffffffff) SCRATCH.setUint32(0, SCRATCH.getUint32(0) + 1);
+  SCRATCH.setUint32(4, low32 === 0xffffffff ? 0 : low32 + 1);
+  return SCRATCH.getFloat64(0);
 }
 
 // ---------------------------------------------------------------- balanced-object scanner
@@ -265,22 +400,22 @@ export function readNumber(u, i, end) {
 // of the text that cut it off.
 export function scanObjects(u, start, end, strings = null) {
   const found = [];
-  const frames = []; // [open index, closed children]
+  const opens = []; // each open brace: its index ...
+  const marks = []; // ... and pending.length when it opened
+  const pending = []; // objects closed inside open braces, in document order
   let inString = false;
   let escaped = false;
   let stringStart = 0;
-
-  function abandonOpenFrames() {
-    for (const frame of frames) for (const child of frame[1]) found.push(child);
-    frames.length = 0;
-  }
 
   for (let i = start; i < end; i += 1) {
     const c = u.charCodeAt(i);
     if (inString) {
       if (c === LF) {
         if (strings !== null) strings.push([stringStart, i, false]);
-        abandonOpenFrames();
+        for (let k = 0; k < pending.length; k += 1) found.push(pending[k]); // abandon the open braces: their closed children are promoted
+        pending.length = 0;
+        opens.length = 0;
+        marks.length = 0;
         inString = false;
       } else if (escaped) {
         escaped = false;
@@ -293,18 +428,20 @@ export function scanObjects(u, start, end, strings = null) {
       continue;
     }
     if (c === LBRACE) {
-      frames.push([i, []]);
-    } else if (c === RBRACE && frames.length > 0) {
-      const opened = frames.pop()[0];
-      (frames.length > 0 ? frames[frames.length - 1][1] : found).push([opened, i + 1]);
-    } else if (c === QUOTE && frames.length > 0) {
+      opens.push(i);
+      marks.push(pending.length);
+    } else if (c === RBRACE && opens.length > 0) {
+      const opened = opens.pop();
+      pending.length = marks.pop(); // objects nested in this one are not candidates
+      (opens.length > 0 ? pending : found).push([opened, i + 1]);
+    } else if (c === QUOTE && opens.length > 0) {
       inString = true;
       escaped = false;
       stringStart = i;
     }
   }
   if (inString && strings !== null) strings.push([stringStart, end, false]);
-  abandonOpenFrames();
+  for (let k = 0; k < pending.length; k += 1) found.push(pending[k]);
   return found;
 }
 
@@ -326,7 +463,7 @@ export function quotedMask(u) {
     const inObject = k < objects.length && objects[k][0] < stringStart && stringEnd <= objects[k][1];
     const level = closed && inObject ? IN_VALUE : IN_STRING;
     const stop = closed ? stringEnd - 1 : stringEnd;
-    for (let i = stringStart + 1; i < stop; i += 1) mask[i] = level;
+    if (stop > stringStart + 1) mask.fill(level, stringStart + 1, stop);
   }
   return mask;
 }
@@ -353,19 +490,20 @@ function emit(value, out) {
     out.push(formatNumber(value));
   } else if (Array.isArray(value)) {
     out.push("[");
-    value.forEach((item, k) => {
+    for (let k = 0; k < value.length; k += 1) {
       if (k) out.push(",");
-      emit(item, out);
-    });
+      emit(value[k], out);
+    }
     out.push("]");
   } else {
     out.push("{");
-    Object.keys(value).sort().forEach((key, k) => {
+    const keys = Object.keys(value).sort();
+    for (let k = 0; k < keys.length; k += 1) {
       if (k) out.push(",");
-      emitString(key, out);
+      emitString(keys[k], out);
       out.push(":");
-      emit(value[key], out);
-    });
+      emit(value[keys[k]], out);
+    }
     out.push("}");
   }
 }
@@ -376,7 +514,7 @@ function emit(value, out) {
 export function formatNumber(x) {
   if (x === 0) return "0";
   if (Number.isSafeInteger(x)) return String(x);
-  const [digits, n] = shortestDigits(Math.abs(x));
+  const [digits, n] = shortestByRoundTrip(Math.abs(x)) ?? shortestDigits(Math.abs(x));
   const k = digits.length;
   let body;
   if (k <= n && n <= 21) body = digits + "0".repeat(n - k);
@@ -391,19 +529,111 @@ export function formatNumber(x) {
 }
 
 // The fewest decimal digits that read back as x (x > 0, finite), nearest to x, ties to even:
-// [digits, n] with x ~ 0.digits * 10^n. Exact BigInt arithmetic over x's rounding interval.
-function shortestDigits(x) {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const high32 = view.getUint32(0);
-  const biased = (high32 >>> 20) & 0x7ff;
-  let f = (BigInt(high32 & 0xfffff) << 32n) | BigInt(view.getUint32(4));
-  let e = -1074;
-  if (biased !== 0) {
-    f += 1n << 52n;
-    e = biased - 1075;
+// [digits, n] with x ~ 0.digits * 10^n, found with the engine's own conversions and checked by
+// round trips, so no engine's String(x) is taken on trust (QuickJS-ng's is not always the
+// shortest). A decimal of at most 17 digits reads back as x (Number is trusted up to
+// TRUSTED_DIGITS) exactly when it lies in x's rounding interval. The length of String(x) is the
+// first guess: the nearest decimal of that length must read back (else try longer), and then,
+// while one of the two decimals one digit shorter around it reads back, take that one (a shorter
+// decimal anywhere in the interval would put one of those two in it too), and finally the nearest
+// decimal of the length reached. null if the engine's conversions do not behave as specified;
+// then the exact BigInt search decides. (Exported so the tests can start it from any guess.)
+export function shortestByRoundTrip(x, guess = significantDigits(String(x))) {
+  let k = Math.min(guess, 17);
+  let found = nearestReadingBack(x, k);
+  while (found === null && k < 17) {
+    k += 1;
+    found = nearestReadingBack(x, k);
   }
-  const asymmetric = biased > 1 && f === 1n << 52n; // the gap below a power of two is half
+  if (found === null) return null;
+  let shortened = false;
+  for (;;) {
+    const [digits, exponent] = found;
+    if (digits.length === 1) break;
+    const below = digits.slice(0, -1);
+    if (readsBack(below, exponent + 1, x)) found = normalized(below, exponent + 1);
+    else if (readsBack(increment(below), exponent + 1, x)) found = normalized(increment(below), exponent + 1);
+    else break;
+    shortened = true;
+  }
+  if (shortened) found = nearestReadingBack(x, found[0].length);
+  return found === null ? null : [found[0], found[1] + found[0].length];
+}
+
+// Of the decimals of k significant digits that read back as x, the nearest to x (of two equally
+// near, the even one) as [digits, exponent] without trailing zeros, value digits * 10^exponent;
+// null if none does. toExponential gives the nearest (ECMAScript defines it so, breaking a tie
+// upwards); when that one lies outside x's interval, which is half as wide below a power of two,
+// its neighbour across x is the nearest inside.
+function nearestReadingBack(x, k) {
+  const text = x.toExponential(k - 1);
+  const e = text.indexOf("e");
+  const c = k === 1 ? text.slice(0, 1) : text.slice(0, 1) + text.slice(2, e);
+  const exponent = Number(text.slice(e + 1)) - k + 1;
+  const value = Number(c + "e" + exponent);
+  if (value !== x) {
+    const other = value < x ? increment(c) : decrement(c);
+    return readsBack(other, exponent, x) ? normalized(other, exponent) : null;
+  }
+  // x can lie exactly halfway between c - 1 and c only when 5^-exponent divides 2c - 1 (so c
+  // ends in 3) and x is a multiple of its own unit, which needs -24 <= exponent <= -1; then the
+  // BigInt check is small.
+  if (c.charCodeAt(c.length - 1) === 0x33 && exponent >= -24 && exponent <= -1) {
+    const lower = decrement(c);
+    if (readsBack(lower, exponent, x) && isHalfway(x, 2n * BigInt(c) - 1n, exponent)) return normalized(lower, exponent);
+  }
+  return normalized(c, exponent);
+}
+
+function readsBack(digits, exponent, x) {
+  return Number(digits + "e" + exponent) === x;
+}
+
+// [digits, exponent] for digits * 10^exponent without trailing zeros.
+function normalized(digits, exponent) {
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 0x30) end -= 1;
+  return [digits.slice(0, end), exponent + digits.length - end];
+}
+
+// The number of significant digits in a number's String: leading and trailing zeros dropped.
+function significantDigits(text) {
+  const e = text.indexOf("e");
+  let first = 0;
+  let last = e === -1 ? text.length : e;
+  while (first < last && (text.charCodeAt(first) === 0x30 || text.charCodeAt(first) === 0x2e)) first += 1;
+  while (last > first && (text.charCodeAt(last - 1) === 0x30 || text.charCodeAt(last - 1) === 0x2e)) last -= 1;
+  const point = text.indexOf(".", first);
+  return Math.max(last - first - (point !== -1 && point < last ? 1 : 0), 1);
+}
+
+// Digit-string arithmetic: digits + 1, and digits - 1 for digits > 0 (no leading zero kept).
+function increment(digits) {
+  let k = digits.length - 1;
+  while (k >= 0 && digits.charCodeAt(k) === 0x39) k -= 1;
+  if (k < 0) return "1" + "0".repeat(digits.length);
+  return digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) + 1) + "0".repeat(digits.length - k - 1);
+}
+
+function decrement(digits) {
+  let k = digits.length - 1;
+  while (digits.charCodeAt(k) === 0x30) k -= 1;
+  const head = digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) - 1) + "9".repeat(digits.length - k - 1);
+  return head.length > 1 && head.charCodeAt(0) === 0x30 ? head.slice(1) : head;
+}
+
+// True when x = m * 10^exponent / 2 exactly (exponent < 0), in BigInt arithmetic.
+function isHalfway(x, m, exponent) {
+  const [f, e] = doubleParts(x);
+  const scaled = f * powerOfTen(-exponent); // x * 10^-exponent = f * 2^e * 10^-exponent
+  return e + 1 >= 0 ? scaled << BigInt(e + 1) === m : scaled === m << BigInt(-e - 1);
+}
+
+// The exact search behind shortestByRoundTrip, for an engine whose conversions misbehave:
+// [digits, n] as above, by BigInt arithmetic over x's rounding interval (exported for the tests).
+export function shortestDigits(x) {
+  const [f, e] = doubleParts(x);
+  const asymmetric = e > -1074 && f === 1n << 52n; // the gap below a power of two is half
   const unit = e >= 0 ? 1n << BigInt(e) : 1n;
   const den = 4n * (e >= 0 ? 1n : 1n << BigInt(-e));
   const v = 4n * f * unit;
@@ -415,7 +645,7 @@ function shortestDigits(x) {
   while (compareScaled(v, den, n - 1) < 0) n -= 1; // ensure 10^(n-1) <= x
   for (let k = 1; k <= 17; k += 1) {
     const t = k - n;
-    const p = 10n ** BigInt(Math.abs(t));
+    const p = powerOfTen(Math.abs(t));
     const [a, b, lo, hi] = t >= 0 ? [v * p, den, low * p, high * p] : [v, den * p, low, high];
     let best = null;
     for (const d of [a / b, a / b + 1n]) {
@@ -442,8 +672,8 @@ function shortestDigits(x) {
 
 // Sign of v / den - 10^n.
 function compareScaled(v, den, n) {
-  const left = n >= 0 ? v : v * 10n ** BigInt(-n);
-  const right = n >= 0 ? den * 10n ** BigInt(n) : den;
+  const left = n >= 0 ? v : v * powerOfTen(-n);
+  const right = n >= 0 ? den * powerOfTen(n) : den;
   return left > right ? 1 : left < right ? -1 : 0;
 }
 
@@ -453,13 +683,20 @@ function hexUnit(c) {
   return "\\u" + c.toString(16).padStart(4, "0");
 }
 
-// Escape as ECMAScript's well-formed JSON.stringify does: lone surrogates as \uXXXX.
+// Escape as ECMAScript's well-formed JSON.stringify does: lone surrogates as \uXXXX. Runs of
+// units that stand for themselves are copied as one slice.
 function emitString(u, out) {
   out.push('"');
   const n = u.length;
+  let run = 0;
   let i = 0;
   while (i < n) {
     const c = u.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c && (c < 0xd800 || c > 0xdfff)) {
+      i += 1;
+      continue;
+    }
+    if (run < i) out.push(u.slice(run, i));
     if (hasKey(SHORT_ESCAPES, c)) {
       out.push(SHORT_ESCAPES[c]);
     } else if (c < 0x20) {
@@ -467,12 +704,12 @@ function emitString(u, out) {
     } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && u.charCodeAt(i + 1) >= 0xdc00 && u.charCodeAt(i + 1) <= 0xdfff) {
       out.push(u.slice(i, i + 2));
       i += 1;
-    } else if (c >= 0xd800 && c <= 0xdfff) {
-      out.push(hexUnit(c));
     } else {
-      out.push(u[i]);
+      out.push(hexUnit(c)); // a lone surrogate
     }
     i += 1;
+    run = i;
   }
+  if (run < n) out.push(u.slice(run, n));
   out.push('"');
 }

@@ -6,9 +6,12 @@
 // Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
-import { IN_STRING, IN_VALUE, JsonReject, LF, LBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isJsonWs, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, LBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
+// A verdict lists at most this many rejections, the first in verdict order, and counts the rest
+// in "rejected_omitted" (SPEC.md 5.1): the verdict stays proportional to the text.
+export const MAX_LISTED_REJECTIONS = 64;
 
 const THINK_OPEN = "<think>", THINK_CLOSE = "</think>";
 const TAGS = [
@@ -30,7 +33,9 @@ const PLAIN_KEYS = ["name", "arguments", "parameters", "id"];
 const OPENAI_KEYS = ["type", "function", "id"];
 const OPENAI_FUNCTION_KEYS = ["name", "arguments", "parameters"];
 
-// A candidate was recognised as a call attempt and refused for `reason`.
+// A candidate was recognised as a call attempt and refused for `reason`. Validators return it in
+// place of a call [name, arguments], as the JSON reader returns a JsonReject: hostile text can
+// hold thousands of refused candidates, and a throw for each is slow.
 class Rejected {
   constructor(reason, name = null) {
     this.reason = reason;
@@ -42,44 +47,63 @@ function compareSpans(a, b) {
   return a[0] - b[0] || a[1] - b[1];
 }
 
+// Span, then reason: the order of [start, end, reason, ...] rejection records.
+function compareRejections(a, b) {
+  return compareSpans(a, b) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
+}
+
 // Collects accepted calls and rejected candidates while the passes run.
 class Verdict {
   constructor(allowed) {
     this.allowed = allowed;
     this.calls = [];
-    this.rejected = [];
+    this.rejected = []; // [start, end, reason, format, name]
+    this.unlisted = 0; // rejections only counted (see beginPass)
+    this.filedInPass = 0;
+  }
+
+  // Every pass files its rejections in verdict order (span, then reason), so once a pass has
+  // filed MAX_LISTED_REJECTIONS of them, its later ones can never be listed: they are only
+  // counted. A flood of refused candidates then costs little more than finding them.
+  beginPass() {
+    this.filedInPass = 0;
   }
 
   accept(name, args, fmt, start, end) {
     this.calls.push({ name, arguments: args, format: fmt, span: [start, end] });
   }
 
+  // `name` may be a function that works the name out: only listed rejections call it.
   reject(reason, fmt, start, end, name = null) {
-    this.rejected.push({ format: fmt, name, reason, span: [start, end] });
+    if (this.filedInPass >= MAX_LISTED_REJECTIONS) {
+      this.unlisted += 1;
+      return;
+    }
+    this.filedInPass += 1;
+    this.rejected.push([start, end, reason, fmt, name]);
   }
 
-  // Run makeCall() -> [name, arguments]; file the call or its rejection.
-  take(fmt, start, end, makeCall) {
-    let call;
-    try {
-      call = makeCall();
-    } catch (error) {
-      if (error instanceof JsonReject) return this.reject(error.reason, fmt, start, end);
-      if (error instanceof Rejected) return this.reject(error.reason, fmt, start, end, error.name);
-      throw error;
-    }
-    this.accept(call[0], call[1], fmt, start, end);
+  // File a validator's outcome: a call [name, arguments] or a Rejected.
+  file(fmt, start, end, outcome) {
+    if (outcome instanceof Rejected) this.reject(outcome.reason, fmt, start, end, outcome.name);
+    else this.accept(outcome[0], outcome[1], fmt, start, end);
   }
 
   result() {
-    this.calls.sort((a, b) => compareSpans(a.span, b.span));
-    this.rejected.sort((a, b) => compareSpans(a.span, b.span) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
-    return { calls: this.calls, error: null, rejected: this.rejected };
+    // Array sort is not adaptive in every engine (QuickJS-ng): skip it when the calls are in
+    // order already, as they are unless passes interleave.
+    if (this.calls.some((call, k) => k > 0 && compareSpans(this.calls[k - 1].span, call.span) > 0)) {
+      this.calls.sort((a, b) => compareSpans(a.span, b.span));
+    }
+    this.rejected.sort(compareRejections);
+    const listed = this.rejected.slice(0, MAX_LISTED_REJECTIONS).map(([start, end, reason, fmt, name]) => (
+      { format: fmt, name: typeof name === "function" ? name() : name, reason, span: [start, end] }));
+    return { calls: this.calls, error: null, rejected: listed, rejected_omitted: this.rejected.length - listed.length + this.unlisted };
   }
 }
 
 function errorVerdict(code) {
-  return { calls: [], error: code, rejected: [] };
+  return { calls: [], error: code, rejected: [], rejected_omitted: 0 };
 }
 
 // ---------------------------------------------------------------- call objects
@@ -88,118 +112,111 @@ function stringOrNull(value) {
   return typeof value === "string" ? value : null;
 }
 
-// Validate a decoded JSON value as one call; returns [name, arguments] or throws Rejected.
+// True when every key of a parsed object (no prototype, so for...in sees its own keys only) is
+// one of `keys`.
+function hasOnlyKeys(obj, keys) {
+  for (const key in obj) if (!keys.includes(key)) return false;
+  return true;
+}
+
+// Validate a decoded JSON value as one call; returns [name, arguments] or a Rejected.
 function callFromValue(value, allowed) {
-  if (!isObject(value)) throw new Rejected("not-a-call");
+  if (!isObject(value)) return new Rejected("not-a-call");
   if (hasKey(value, "function") || hasKey(value, "type")) {
     const fn = hasKey(value, "function") ? value["function"] : null;
-    if (Object.keys(value).some((key) => !OPENAI_KEYS.includes(key))) {
-      throw new Rejected("unknown-key", isObject(fn) && hasKey(fn, "name") ? stringOrNull(fn["name"]) : null);
+    if (!hasOnlyKeys(value, OPENAI_KEYS)) {
+      return new Rejected("unknown-key", isObject(fn) && hasKey(fn, "name") ? stringOrNull(fn["name"]) : null);
     }
-    if (value["type"] !== "function" || !isObject(fn)) throw new Rejected("not-a-call");
-    if (Object.keys(fn).some((key) => !OPENAI_FUNCTION_KEYS.includes(key))) throw new Rejected("unknown-key", stringOrNull(hasKey(fn, "name") ? fn["name"] : null));
+    if (value["type"] !== "function" || !isObject(fn)) return new Rejected("not-a-call");
+    if (!hasOnlyKeys(fn, OPENAI_FUNCTION_KEYS)) return new Rejected("unknown-key", stringOrNull(hasKey(fn, "name") ? fn["name"] : null));
     value = fn;
   } else if (!hasKey(value, "name")) {
-    throw new Rejected("not-a-call");
-  } else if (Object.keys(value).some((key) => !PLAIN_KEYS.includes(key))) {
-    throw new Rejected("unknown-key", stringOrNull(value["name"]));
+    return new Rejected("not-a-call");
+  } else if (!hasOnlyKeys(value, PLAIN_KEYS)) {
+    return new Rejected("unknown-key", stringOrNull(value["name"]));
   }
   const name = hasKey(value, "name") ? value["name"] : null;
-  if (typeof name !== "string" || name === "") throw new Rejected("bad-name");
-  if (!allowed.has(name)) throw new Rejected("not-allowed", name);
-  if (hasKey(value, "arguments") && hasKey(value, "parameters")) throw new Rejected("ambiguous-arguments", name);
+  if (typeof name !== "string" || name === "") return new Rejected("bad-name");
+  if (!allowed.has(name)) return new Rejected("not-allowed", name);
+  if (hasKey(value, "arguments") && hasKey(value, "parameters")) return new Rejected("ambiguous-arguments", name);
   const key = hasKey(value, "arguments") ? "arguments" : "parameters";
-  return [name, decodeArguments(hasKey(value, key) ? value[key] : newObject(), name)];
+  const args = decodeArguments(hasKey(value, key) ? value[key] : newObject(), name);
+  return args instanceof Rejected ? args : [name, args];
+}
+
+// u[start:end] strictly parsed, then validated as one call: [name, arguments] or a Rejected.
+function callFromText(u, start, end, allowed) {
+  const value = parseStrict(u, start, end);
+  return value instanceof JsonReject ? new Rejected(value.reason) : callFromValue(value, allowed);
 }
 
 // Arguments are an object, or a string holding exactly one JSON object. Never {} instead.
 function decodeArguments(args, name) {
   if (typeof args === "string") {
-    try {
-      args = parseStrict(args, 0, args.length);
-    } catch (error) {
-      if (!(error instanceof JsonReject)) throw error;
-      throw new Rejected(error.reason === "invalid-json" ? "bad-arguments" : error.reason, name);
-    }
+    args = parseStrict(args, 0, args.length);
+    if (args instanceof JsonReject) return new Rejected(args.reason === "invalid-json" ? "bad-arguments" : args.reason, name);
   }
-  if (!isObject(args)) throw new Rejected("bad-arguments", name);
+  if (!isObject(args)) return new Rejected("bad-arguments", name);
   return args;
 }
 
 // A JSON object is one call; a JSON array is a list of calls that run all or nothing.
 function callsFromJson(verdict, u, start, end, fmt) {
-  let value;
-  try {
-    value = parseStrict(u, start, end);
-  } catch (error) {
-    if (!(error instanceof JsonReject)) throw error;
-    verdict.reject(error.reason, fmt, start, end);
-    return;
-  }
-  if (!Array.isArray(value)) {
-    verdict.take(fmt, start, end, () => callFromValue(value, verdict.allowed));
-    return;
-  }
-  const elementSpans = arrayElementSpans(u, start, end);
-  const outcomes = [];
-  value.forEach((item, k) => {
-    const [itemStart, itemEnd] = elementSpans[k];
-    try {
-      outcomes.push([callFromValue(item, verdict.allowed), null, itemStart, itemEnd]);
-    } catch (error) {
-      if (!(error instanceof Rejected)) throw error;
-      outcomes.push([null, error, itemStart, itemEnd]);
-    }
-  });
-  const refused = outcomes.some((outcome) => outcome[1] !== null);
-  for (const [call, error, itemStart, itemEnd] of outcomes) {
-    if (error) verdict.reject(error.reason, fmt, itemStart, itemEnd, error.name);
-    else if (refused) verdict.reject("sibling-rejected", fmt, itemStart, itemEnd, call[0]);
-    else verdict.accept(call[0], call[1], fmt, itemStart, itemEnd);
-  }
-}
-
-// Spans of the elements of the (already validated) JSON array in u[start:end].
-function arrayElementSpans(u, start, end) {
-  let i = skipWs(u, start, end) + 1;
   const spans = [];
-  for (;;) {
-    i = skipWs(u, i, end);
-    if (u.charCodeAt(i) === RBRACKET) return spans;
-    const after = readValue(u, i, end, 2)[1];
-    spans.push([i, after]);
-    i = skipWs(u, after, end);
-    if (u.charCodeAt(i) === COMMA) i += 1;
+  const value = parseStrict(u, start, end, spans);
+  if (value instanceof JsonReject) {
+    verdict.reject(value.reason, fmt, start, end);
+    return;
+  }
+  fileCalls(verdict, value, spans, start, end, fmt);
+}
+
+// File the calls of a JSON value read from u[start:end]; `spans` are its elements' spans if it is
+// an array.
+function fileCalls(verdict, value, spans, start, end, fmt) {
+  if (!Array.isArray(value)) {
+    verdict.file(fmt, start, end, callFromValue(value, verdict.allowed));
+    return;
+  }
+  const outcomes = [];
+  for (let k = 0; k < value.length; k += 1) outcomes.push([callFromValue(value[k], verdict.allowed), spans[k][0], spans[k][1]]);
+  fileAllOrNothing(verdict, outcomes, fmt);
+}
+
+// File [outcome, start, end] items that run together: if any is refused, the calls among them
+// are refused as sibling-rejected.
+function fileAllOrNothing(verdict, outcomes, fmt) {
+  const refused = outcomes.some((item) => item[0] instanceof Rejected);
+  for (let k = 0; k < outcomes.length; k += 1) {
+    const [outcome, itemStart, itemEnd] = outcomes[k];
+    if (refused && !(outcome instanceof Rejected)) verdict.reject("sibling-rejected", fmt, itemStart, itemEnd, outcome[0]);
+    else verdict.file(fmt, itemStart, itemEnd, outcome);
   }
 }
 
-// Length of the tool name at u[i] in `call:NAME{`: ASCII letters, digits, _ . -
+// ASCII letters, digits, _ . - : the units of a tool name in `call:NAME{`.
+function isCallNameUnit(c) {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+}
+
+// Length of the tool name at u[i] in `call:NAME{`.
 function callSyntaxName(u, i, end) {
   let k = i;
-  while (k < end) {
-    const c = u.charCodeAt(k);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d)) break;
-    k += 1;
-  }
+  while (k < end && isCallNameUnit(u.charCodeAt(k))) k += 1;
   return k - i;
 }
 
-// u[start:end] is exactly `call:NAME{...}`; returns [name, arguments].
+// u[start:end] is exactly `call:NAME{...}`; returns [name, arguments] or a Rejected.
 function callSyntax(u, start, end, allowed) {
   const nameStart = start + CALL_PREFIX.length;
   const nameEnd = nameStart + callSyntaxName(u, nameStart, end);
-  if (nameEnd === nameStart) throw new Rejected("invalid-call-syntax");
-  if (nameEnd >= end || u.charCodeAt(nameEnd) !== LBRACE) throw new Rejected("invalid-call-syntax", u.slice(nameStart, nameEnd));
+  if (nameEnd === nameStart) return new Rejected("invalid-call-syntax");
+  if (nameEnd >= end || u.charCodeAt(nameEnd) !== LBRACE) return new Rejected("invalid-call-syntax", u.slice(nameStart, nameEnd));
   const name = u.slice(nameStart, nameEnd);
-  if (!allowed.has(name)) throw new Rejected("not-allowed", name);
-  let args, after;
-  try {
-    [args, after] = readValue(u, nameEnd, end, 1);
-  } catch (error) {
-    if (!(error instanceof JsonReject)) throw error;
-    throw new Rejected(error.reason, name);
-  }
-  if (skipWs(u, after, end) !== end) throw new Rejected("invalid-call-syntax", name);
+  if (!allowed.has(name)) return new Rejected("not-allowed", name);
+  const [args, after] = readValue(u, nameEnd, end, 1);
+  if (args instanceof JsonReject) return new Rejected(args.reason, name);
+  if (skipWs(u, after, end) !== end) return new Rejected("invalid-call-syntax", name);
   return [name, args];
 }
 
@@ -219,10 +236,12 @@ class Text {
     this.quoted = quotedMask(raw);
     this.chars = raw.split("");
     this.u = raw;
+    this.blanked = 0; // how many regions have been blanked so far
   }
 
   // Overwrite [start, end) with `fill`, keeping line feeds so lines survive.
   blank(start, end, fill) {
+    this.blanked += 1;
     for (let k = start; k < end; k += 1) {
       if (this.chars[k] !== "\n") this.chars[k] = fill;
     }
@@ -274,25 +293,26 @@ function asciiLower(word) {
 }
 
 // Closed ``` fences as [open line start, content start, content end, close line end, info].
+// Only lines that hold ``` can open or close a fence, so the search jumps from one to the next.
 function findFences(u) {
   const fences = [];
-  let lineStart = 0;
   let opener = null;
-  while (lineStart <= u.length) {
-    let lineEnd = u.indexOf("\n", lineStart);
+  let i = u.indexOf(FENCE);
+  while (i !== -1) {
+    const lineStart = u.lastIndexOf("\n", i) + 1;
+    let lineEnd = u.indexOf("\n", i);
     if (lineEnd === -1) lineEnd = u.length;
-    const first = skipWs(u, lineStart, lineEnd);
-    const last = skipWsBack(u, first, lineEnd);
-    if (startsAt(u, FENCE, first, last)) {
+    if (skipWs(u, lineStart, i) === i) { // the line, trimmed, starts with ```
+      const last = skipWsBack(u, i, lineEnd);
       if (opener === null) {
-        const info = asciiLower(u.slice(skipWs(u, first + 3, last), last));
+        const info = asciiLower(u.slice(skipWs(u, i + 3, last), last));
         opener = [lineStart, Math.min(lineEnd + 1, u.length), info];
-      } else if (last - first === 3) {
+      } else if (last - i === 3) {
         fences.push([opener[0], opener[1], lineStart, lineEnd, opener[2]]);
         opener = null;
       }
     }
-    lineStart = lineEnd + 1;
+    i = u.indexOf(FENCE, lineEnd + 1);
   }
   return fences;
 }
@@ -308,13 +328,10 @@ function wholeResponseArray(verdict, u) {
   const start = skipWs(u, 0, u.length);
   const end = skipWsBack(u, start, u.length);
   if (start === end || u.charCodeAt(start) !== LBRACKET) return false;
-  try {
-    parseStrict(u, start, end);
-  } catch (error) {
-    if (!(error instanceof JsonReject)) throw error;
-    return false;
-  }
-  callsFromJson(verdict, u, start, end, "array");
+  const spans = [];
+  const value = parseStrict(u, start, end, spans);
+  if (value instanceof JsonReject) return false;
+  fileCalls(verdict, value, spans, start, end, "array");
   return true;
 }
 
@@ -360,7 +377,7 @@ function explicitPass(verdict, text) {
     }
     claimedUntil = closeAt + closer.length;
     if (isTag) taggedBody(verdict, text, i, bodyStart, closeAt, claimedUntil);
-    else verdict.take("xml", i, claimedUntil, () => xmlCall(text, i, closeAt, verdict.allowed));
+    else verdict.file("xml", i, claimedUntil, xmlCall(text, i, closeAt, verdict.allowed));
     text.blank(i, claimedUntil, FILLER);
   });
   text.commit();
@@ -377,7 +394,7 @@ function taggedBody(verdict, text, tagStart, bodyStart, bodyEnd, tagEnd) {
   if (start === end) {
     verdict.reject("empty-tag", "tagged", tagStart, tagEnd);
   } else if (startsAt(u, CALL_PREFIX, start, end)) {
-    verdict.take("tagged-call", start, end, () => callSyntax(u, start, end, verdict.allowed));
+    verdict.file("tagged-call", start, end, callSyntax(u, start, end, verdict.allowed));
   } else if (startsWithFunction(u, start, end)) {
     xmlSequence(verdict, text, start, end);
   } else if (u.charCodeAt(start) === LBRACE || u.charCodeAt(start) === LBRACKET) {
@@ -393,32 +410,22 @@ function xmlSequence(verdict, text, start, end) {
   let i = start;
   while (i < end) {
     if (!startsWithFunction(text.u, i, end)) {
-      outcomes.push([null, new Rejected("xml-malformed"), i, end]);
+      outcomes.push([new Rejected("xml-malformed"), i, end]);
       break;
     }
     const closeAt = text.find(FUNCTION_CLOSE, i, end, XML_CLOSERS_ALWAYS_COUNT);
     if (closeAt === -1) {
-      outcomes.push([null, new Rejected("unclosed-tag"), i, end]);
+      outcomes.push([new Rejected("unclosed-tag"), i, end]);
       break;
     }
     const stop = closeAt + FUNCTION_CLOSE.length;
-    try {
-      outcomes.push([xmlCall(text, i, closeAt, verdict.allowed), null, i, stop]);
-    } catch (error) {
-      if (!(error instanceof Rejected)) throw error;
-      outcomes.push([null, error, i, stop]);
-    }
+    outcomes.push([xmlCall(text, i, closeAt, verdict.allowed), i, stop]);
     i = skipWs(text.u, stop, end);
   }
-  const refused = outcomes.some((outcome) => outcome[1] !== null);
-  for (const [call, error, itemStart, itemEnd] of outcomes) {
-    if (error) verdict.reject(error.reason, "xml", itemStart, itemEnd, error.name);
-    else if (refused) verdict.reject("sibling-rejected", "xml", itemStart, itemEnd, call[0]);
-    else verdict.accept(call[0], call[1], "xml", itemStart, itemEnd);
-  }
+  fileAllOrNothing(verdict, outcomes, "xml");
 }
 
-// Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]; returns [name, index after '>'].
+// Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]: [name, index after '>'] or a Rejected.
 function tagAttribute(u, i, end, openers, owner = null) {
   for (const opener of openers) {
     if (startsAt(u, opener, i, end)) {
@@ -428,11 +435,11 @@ function tagAttribute(u, i, end, openers, owner = null) {
       while (k < end && u[k] !== '"' && u[k] !== ">" && u[k] !== "<" && u[k] !== "\n") k += 1;
       const name = u.slice(nameStart, k);
       const tail = quoted ? '">' : ">";
-      if (name === "" || !startsAt(u, tail, k, end)) throw new Rejected("xml-malformed", owner);
+      if (name === "" || !startsAt(u, tail, k, end)) return new Rejected("xml-malformed", owner);
       return [name, k + tail.length];
     }
   }
-  throw new Rejected("xml-malformed", owner);
+  return new Rejected("xml-malformed", owner);
 }
 
 // Parameter values drop one leading and one trailing line break (LF or CRLF).
@@ -449,41 +456,44 @@ function stripOneNewline(u, start, end) {
 // markdown fence or a <think> the model meant literally (a README, a prompt).
 function xmlCall(text, start, bodyEnd, allowed) {
   const u = text.u;
-  let [name, i] = tagAttribute(u, start, bodyEnd, FUNCTION_OPENERS);
-  if (!isWellFormed(name)) throw new Rejected("lone-surrogate");
-  if (!allowed.has(name)) throw new Rejected("not-allowed", name);
+  let attribute = tagAttribute(u, start, bodyEnd, FUNCTION_OPENERS);
+  if (attribute instanceof Rejected) return attribute;
+  const name = attribute[0];
+  let i = attribute[1];
+  if (!isWellFormed(name)) return new Rejected("lone-surrogate");
+  if (!allowed.has(name)) return new Rejected("not-allowed", name);
   const args = newObject();
   for (;;) {
     i = skipWs(u, i, bodyEnd);
     if (i === bodyEnd) return [name, args];
-    let key;
-    [key, i] = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS, name);
+    attribute = tagAttribute(u, i, bodyEnd, PARAMETER_OPENERS, name);
+    if (attribute instanceof Rejected) return attribute;
+    const key = attribute[0];
+    i = attribute[1];
     const valueEnd = text.find(PARAMETER_CLOSE, i, bodyEnd, XML_CLOSERS_ALWAYS_COUNT);
-    if (valueEnd === -1) throw new Rejected("xml-malformed", name);
+    if (valueEnd === -1) return new Rejected("xml-malformed", name);
     const [valueStart, valueStop] = stripOneNewline(text.raw, i, valueEnd);
     const value = text.raw.slice(valueStart, valueStop);
-    if (!(isWellFormed(key) && isWellFormed(value))) throw new Rejected("lone-surrogate", name);
-    if (hasKey(args, key)) throw new Rejected("duplicate-key", name);
+    if (!(isWellFormed(key) && isWellFormed(value))) return new Rejected("lone-surrogate", name);
+    if (hasKey(args, key)) return new Rejected("duplicate-key", name);
     args[key] = value;
     i = valueEnd + PARAMETER_CLOSE.length;
   }
 }
 
-// A json (or untagged) fence whose whole content is JSON is calls.
-function fencePass(verdict, text) {
+// A json (or untagged) fence whose whole content is JSON is calls. `fences` are those of
+// findFences(text.u).
+function fencePass(verdict, text, fences) {
   const u = text.u;
-  for (const [openStart, contentStart, contentEnd, closeEnd, info] of findFences(u)) {
+  for (const [openStart, contentStart, contentEnd, closeEnd, info] of fences) {
     if (!isJsonFence(info)) continue;
     const start = skipWs(u, contentStart, contentEnd);
     const end = skipWsBack(u, start, contentEnd);
     if (start === end) continue;
-    try {
-      parseStrict(u, start, end);
-    } catch (error) {
-      if (!(error instanceof JsonReject)) throw error;
-      continue;
-    }
-    callsFromJson(verdict, u, start, end, "fenced");
+    const spans = [];
+    const value = parseStrict(u, start, end, spans);
+    if (value instanceof JsonReject) continue;
+    fileCalls(verdict, value, spans, start, end, "fenced");
     text.blank(openStart, closeEnd, FILLER);
   }
   text.commit();
@@ -494,7 +504,7 @@ function fencePass(verdict, text) {
 // checking every candidate of a long line stays linear.
 function ownLine(u, start, end) {
   let i = start;
-  while (i > 0 && u.charCodeAt(i - 1) !== LF && isJsonWs(u.charCodeAt(i - 1))) i -= 1;
+  while (i > 0 && isInlineWs(u.charCodeAt(i - 1))) i -= 1;
   if (i > 0 && u.charCodeAt(i - 1) !== LF) return false;
   i = skipInlineWs(u, end);
   if (i < u.length && u.charCodeAt(i) === COMMA) i = skipInlineWs(u, i + 1);
@@ -503,14 +513,19 @@ function ownLine(u, start, end) {
 
 // Skip JSON whitespace other than LF: stays on the current line.
 function skipInlineWs(u, i) {
-  while (i < u.length && u.charCodeAt(i) !== LF && isJsonWs(u.charCodeAt(i))) i += 1;
+  while (i < u.length && isInlineWs(u.charCodeAt(i))) i += 1;
   return i;
+}
+
+// JSON whitespace other than LF.
+function isInlineWs(c) {
+  return c === SPACE || c === TAB || c === CR;
 }
 
 // Start of `call:NAME` right before the object at objStart, or -1.
 function callPrefixStart(u, objStart) {
   let k = objStart;
-  while (k > 0 && callSyntaxName(u, k - 1, k) === 1) k -= 1;
+  while (k > 0 && isCallNameUnit(u.charCodeAt(k - 1))) k -= 1;
   const prefixStart = k - CALL_PREFIX.length;
   if (k === objStart || prefixStart < 0 || !u.startsWith(CALL_PREFIX, prefixStart)) return -1;
   return prefixStart;
@@ -518,38 +533,38 @@ function callPrefixStart(u, objStart) {
 
 // The name a refused candidate would have called, so a person can see what was narrated.
 function narratedName(u, start, end) {
-  let value;
-  try {
-    value = parseStrict(u, start, end);
-  } catch (error) {
-    if (!(error instanceof JsonReject)) throw error;
-    return null;
-  }
+  let value = parseStrict(u, start, end);
+  if (value instanceof JsonReject) return null;
   if (isObject(value) && hasKey(value, "function") && isObject(value["function"])) value = value["function"];
   const name = isObject(value) && hasKey(value, "name") ? value["name"] : null;
   return typeof name === "string" ? name : null;
 }
 
 // Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
+// The outcome of a candidate depends on its text alone, so a refusal is worked out once per
+// distinct text (a flood of identical objects costs little); calls are validated each time, so
+// no two calls share an arguments object.
 function barePass(verdict, u) {
-  for (const [objStart, objEnd] of scanObjects(u, 0, u.length)) {
+  const refusals = new Map(); // candidate text -> Rejected
+  const objects = scanObjects(u, 0, u.length);
+  for (let k = 0; k < objects.length; k += 1) {
+    const objStart = objects[k][0];
+    const objEnd = objects[k][1];
     const prefixStart = callPrefixStart(u, objStart);
-    let start, fmt, makeCall;
-    if (prefixStart !== -1) {
-      start = prefixStart;
-      fmt = "bare-call";
-      makeCall = () => callSyntax(u, prefixStart, objEnd, verdict.allowed);
-    } else {
-      start = objStart;
-      fmt = "bare";
-      makeCall = () => callFromValue(parseStrict(u, objStart, objEnd), verdict.allowed);
-    }
+    const start = prefixStart !== -1 ? prefixStart : objStart;
+    const fmt = prefixStart !== -1 ? "bare-call" : "bare";
     if (!ownLine(u, start, objEnd)) {
-      const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : narratedName(u, objStart, objEnd);
+      const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : () => narratedName(u, objStart, objEnd);
       verdict.reject("not-own-line", fmt, start, objEnd, name);
       continue;
     }
-    verdict.take(fmt, start, objEnd, makeCall);
+    const candidate = u.slice(start, objEnd);
+    let outcome = refusals.get(candidate);
+    if (outcome === undefined) {
+      outcome = prefixStart !== -1 ? callSyntax(u, start, objEnd, verdict.allowed) : callFromText(u, start, objEnd, verdict.allowed);
+      if (outcome instanceof Rejected) refusals.set(candidate, outcome);
+    }
+    verdict.file(fmt, start, objEnd, outcome);
   }
 }
 
@@ -569,13 +584,20 @@ function parseChecked(raw, allowed) {
   const verdict = new Verdict(new Set(allowed));
   const text = new Text(raw);
   maskThink(text);
+  verdict.beginPass();
   if (wholeResponseArray(verdict, text.u)) return verdict.result();
-  for (const [openStart, , , closeEnd, info] of findFences(text.u)) {
+  let fences = findFences(text.u);
+  for (const [openStart, , , closeEnd, info] of fences) {
     if (!isJsonFence(info)) text.blank(openStart, closeEnd, FILLER); // quoted code: nothing inside it runs
   }
   text.commit();
+  const blanked = text.blanked;
+  verdict.beginPass();
   explicitPass(verdict, text);
-  fencePass(verdict, text);
+  if (text.blanked !== blanked) fences = findFences(text.u); // the explicit pass claimed regions: find the fences again
+  verdict.beginPass();
+  fencePass(verdict, text, fences);
+  verdict.beginPass();
   barePass(verdict, text.u);
   return verdict.result();
 }
