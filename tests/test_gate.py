@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 VERSION = json.loads((ROOT / "extension/chrome/manifest.json").read_text())["version"]  # the version that ships
 PARSER = "src/agent/tool-call-parser.js"
 # The allowlist rule of plain JSON calls, with the line before it so that it is found once.
-ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") throw new Rejected("bad-name");\n'
-                  '  if (!allowed.has(name)) throw new Rejected("not-allowed", name);\n')
+ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rejected("bad-name");\n'
+                  '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
 SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
 CHECKS = ["corpus", "trees", "manifests", "release", "artifacts", "web-ext lint", "entry points", "background",
           "parity", "known deviations"]
