@@ -15,11 +15,11 @@ import sys
 import threading
 
 from . import __version__
-from .commands import compare, corpus, diff, gate, merge, report, run
+from .commands import compare, corpus, diff, fuzz, gate, merge, report, run
 from .commands.common import UsageError
 from .config import ConfigError
 
-COMMANDS = (run, gate, report, compare, diff, corpus, merge)
+COMMANDS = (run, gate, fuzz, report, compare, diff, corpus, merge)
 
 
 class Terminated(BaseException):

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate"}
+TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz"}
+FUZZ_KEYS = {"plugins", "generators", "weights"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext"}
@@ -80,6 +81,16 @@ class GateConfig:
 
 
 @dataclass(frozen=True)
+class FuzzConfig:
+    """``[tool.extparity.fuzz]``: where a project's own input generators live and which ones
+    each entry gets. With no table, every entry gets the built-in, subject-agnostic ones."""
+
+    plugins: tuple[str, ...] = ()  # files (relative to the project) or module names defining GENERATORS
+    generators: dict[str, tuple[str, ...]] = field(default_factory=dict)  # entry -> generator names
+    weights: dict[str, float] = field(default_factory=dict)  # generator -> relative weight (default 1)
+
+
+@dataclass(frozen=True)
 class Project:
     path: Path  # the pyproject.toml
     root: Path
@@ -90,6 +101,7 @@ class Project:
     corpus: tuple[Path, ...]
     known_deviations: Path | None
     gate: GateConfig
+    fuzz: FuzzConfig = FuzzConfig()
 
     def relative(self, path: Path | str) -> str:
         """A path as reports show it: relative to the project where possible."""
@@ -186,7 +198,27 @@ def load_project(pyproject: Path | str | None = None) -> Project:
         corpus=tuple(root / rel for rel in _strings(_require(table, "corpus", list, where), f"{where}.corpus")),
         known_deviations=root / _typed(deviations, str, f"{where}.known_deviations") if deviations else None,
         gate=gate,
+        fuzz=_fuzz(table.get("fuzz", {}), entries),
     )
+
+
+def _fuzz(table, entries: dict[str, Entry]) -> FuzzConfig:
+    where = "[tool.extparity.fuzz]"
+    _typed(table, dict, where)
+    _unknown(table, FUZZ_KEYS, where)
+    generators = _typed(table.get("generators", {}), dict, f"{where}.generators")
+    for entry, names in generators.items():
+        if entry not in entries:
+            raise ConfigError(f"{where}.generators: no entry named {entry!r} (entries: {', '.join(entries)})")
+        if not _strings(names, f"{where}.generators.{entry}"):
+            raise ConfigError(f"{where}.generators.{entry}: name at least one generator")
+    weights = _typed(table.get("weights", {}), dict, f"{where}.weights")
+    for name, weight in weights.items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+            raise ConfigError(f"{where}.weights.{name}: expected a positive number")
+    return FuzzConfig(plugins=_strings(table.get("plugins", []), f"{where}.plugins"),
+                      generators={entry: tuple(names) for entry, names in generators.items()},
+                      weights={name: float(weight) for name, weight in weights.items()})
 
 
 def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:

@@ -59,68 +59,111 @@ class Controller:
 def run_engine(engine: Engine, cases: list[WireCase], *, case_timeout_s: float = 10.0,
                budget_s: float = 600.0, controller: Controller | None = None,
                progress: Callable[[int], None] = lambda done: None) -> EngineRun:
-    controller = controller or Controller()
-    run = EngineRun(timings={"sessions": 0, "restarts": 0})
+    """One engine over one case list, in sessions it opens and closes itself."""
+    driver = EngineDriver(engine, controller or Controller(), case_timeout_s=case_timeout_s)
     try:
-        run.description = engine.describe()
-    except Exception as exc:  # describing must never cost the run
-        run.description = {"engine": engine.name, "kind": engine.kind, "describe_error": str(exc)}
-    started = time.perf_counter()
-    pending = deque(cases)
-    isolate = 0  # cases to run one by one after a batch broke without naming its culprit
-    session: Session | None = None
-    try:
-        while pending:
-            if controller.stop.is_set():
-                run.fail("interrupted", "interrupted")
-                break
-            if time.perf_counter() - started > budget_s:
-                run.fail("timeout", f"engine budget of {budget_s:g}s spent with {len(pending)} cases left")
-                break
-            if session is None:
-                session = _open(engine, run, controller)
-                if session is None:
-                    break
-            size = 1 if isolate else max(1, engine.chunk_size)
-            chunk = [pending[i] for i in range(min(size, len(pending)))]
-            t0 = time.perf_counter()
-            batch = session.run(chunk, case_timeout_s)
-            run.timings.setdefault("chunks_s", []).append(time.perf_counter() - t0)
-            run.verdicts.update(batch.verdicts)
-            run.failures.update((case_id, CaseFailure("error", text)) for case_id, text in batch.errors.items())
-            run.failures.update((case_id, CaseFailure("timeout", text)) for case_id, text in batch.timeouts.items())
-            answered = batch.answered()
-            if batch.broken is None and len(answered & {c.id for c in chunk}) < len(chunk):
-                lost = next(c.id for c in chunk if c.id not in answered)
-                batch.broken = SessionBroken("crash", "the session returned no result for this case", lost)
-            for _ in chunk:
-                pending.popleft()
-            pending.extendleft(case for case in reversed(chunk) if case.id not in answered)
-            progress(len(run.verdicts) + len(run.failures))
-            if batch.broken is None:
-                isolate = max(0, isolate - len(chunk))
-                continue
-            _close(session, controller)
-            session = None
-            if controller.stop.is_set():
-                run.fail("interrupted", "interrupted")
-                break
-            run.timings["restarts"] += 1
-            culprit = batch.broken.case_id or (chunk[0].id if len(chunk) == 1 else None)
-            if culprit is not None:
-                run.failures[culprit] = CaseFailure(batch.broken.kind, batch.broken.detail)
-                _drop(pending, culprit)
-                isolate = max(0, isolate - 1)
-            else:
-                isolate = len([c for c in chunk if c.id not in answered])
-            if run.timings["restarts"] > MAX_RESTARTS:
-                run.fail(batch.broken.kind, f"gave up after {MAX_RESTARTS} restarts; last: {batch.broken.detail}")
-                break
+        driver.feed(cases, budget_s=budget_s, progress=progress)
     finally:
-        if session is not None:
-            _close(session, controller)
-    run.timings["wall_s"] = time.perf_counter() - started
-    return run
+        driver.close()
+    return driver.run
+
+
+class EngineDriver:
+    """An engine's sessions across many case lists: what ``extparity fuzz`` needs to keep a
+    browser open for a million cases. Every list fed adds to one ``EngineRun``; a session that
+    broke is replaced on the next list, and an engine that failed as a whole takes no more."""
+
+    def __init__(self, engine: Engine, controller: Controller, *, case_timeout_s: float = 10.0) -> None:
+        self.engine = engine
+        self.controller = controller
+        self.case_timeout_s = case_timeout_s
+        self.run = EngineRun(timings={"sessions": 0, "restarts": 0, "wall_s": 0.0})
+        self.session: Session | None = None
+        self._describe()
+
+    @property
+    def usable(self) -> bool:
+        return self.run.status == "ok"
+
+    def feed(self, cases: list[WireCase], *, budget_s: float = 600.0,
+             progress: Callable[[int], None] = lambda done: None) -> None:
+        """Run ``cases``, adding their verdicts and failures to ``self.run``."""
+        run = self.run
+        started = time.perf_counter()
+        pending = deque(cases)
+        isolate = 0  # cases to run one by one after a batch broke without naming its culprit
+        try:
+            while pending and self.usable:
+                if self.controller.stop.is_set():
+                    run.fail("interrupted", "interrupted")
+                    break
+                if time.perf_counter() - started > budget_s:
+                    run.fail("timeout", f"engine budget of {budget_s:g}s spent with {len(pending)} cases left")
+                    break
+                if self.session is None:
+                    self.session = _open(self.engine, run, self.controller)
+                    if self.session is None:
+                        break
+                    self._describe()  # what the started session knows (a browser's own version)
+                size = 1 if isolate else max(1, self.engine.chunk_size)
+                chunk = [pending[i] for i in range(min(size, len(pending)))]
+                t0 = time.perf_counter()
+                batch = self.session.run(chunk, self.case_timeout_s)
+                run.timings.setdefault("chunks_s", []).append(time.perf_counter() - t0)
+                run.verdicts.update(batch.verdicts)
+                run.failures.update((case_id, CaseFailure("error", text)) for case_id, text in batch.errors.items())
+                run.failures.update((case_id, CaseFailure("timeout", text)) for case_id, text in batch.timeouts.items())
+                answered = batch.answered()
+                if batch.broken is None and len(answered & {c.id for c in chunk}) < len(chunk):
+                    lost = next(c.id for c in chunk if c.id not in answered)
+                    batch.broken = SessionBroken("crash", "the session returned no result for this case", lost)
+                for _ in chunk:
+                    pending.popleft()
+                pending.extendleft(case for case in reversed(chunk) if case.id not in answered)
+                progress(len(run.verdicts) + len(run.failures))
+                if batch.broken is None:
+                    isolate = max(0, isolate - len(chunk))
+                    continue
+                self._close_session()
+                if self.controller.stop.is_set():
+                    run.fail("interrupted", "interrupted")
+                    break
+                run.timings["restarts"] += 1
+                culprit = batch.broken.case_id or (chunk[0].id if len(chunk) == 1 else None)
+                if culprit is not None:
+                    run.failures[culprit] = CaseFailure(batch.broken.kind, batch.broken.detail)
+                    _drop(pending, culprit)
+                    isolate = max(0, isolate - 1)
+                else:
+                    isolate = len([c for c in chunk if c.id not in answered])
+                if run.timings["restarts"] > MAX_RESTARTS:
+                    run.fail(batch.broken.kind, f"gave up after {MAX_RESTARTS} restarts; last: {batch.broken.detail}")
+                    break
+        finally:
+            run.timings["wall_s"] += time.perf_counter() - started
+
+    def take(self) -> EngineRun:
+        """The verdicts and failures gathered since the last call, handed over and forgotten,
+        so a long campaign holds one batch at a time; status, hashes and description stay."""
+        run = self.run
+        taken = EngineRun(verdicts=run.verdicts, failures=run.failures, status=run.status, detail=run.detail,
+                          module_hashes=dict(run.module_hashes), description=dict(run.description))
+        run.verdicts, run.failures = {}, {}
+        return taken
+
+    def close(self) -> None:
+        self._close_session()
+
+    def _close_session(self) -> None:
+        if self.session is not None:
+            session, self.session = self.session, None
+            _close(session, self.controller)
+
+    def _describe(self) -> None:
+        try:
+            self.run.description = self.engine.describe()
+        except Exception as exc:  # describing must never cost the run
+            self.run.description = {"engine": self.engine.name, "kind": self.engine.kind, "describe_error": str(exc)}
 
 
 def _open(engine: Engine, run: EngineRun, controller: Controller) -> Session | None:

@@ -1,0 +1,304 @@
+"""A differential fuzz campaign: generated cases through long-lived engine sessions, judged by
+the same parity rules as the corpus, each divergence minimised into a corpus line.
+
+Reproducible by construction: case ``i`` of seed ``S`` is made by its own
+``random.Random(f"{S}/{i}")``, so it does not depend on batch size, on timing or on the cases
+before it, and ``--start i --cases 1`` remakes exactly that case. Findings never depend on
+timing either: the campaign stops at the first batch boundary after ``--seconds``, but which
+cases a batch holds is fixed by the seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..config import Project
+from ..corpus import PARITY_ONLY, Case
+from ..engines.base import EngineRun
+from ..engines.driver import Controller, EngineDriver
+from ..engines.registry import build_engine
+from ..judge import PASS, CaseResult, judge
+from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
+from .shrink import shrink
+
+FUZZ_TAG = "fuzz"
+Signature = tuple[tuple[str, str], ...]  # (engine, cell) for every engine that did not pass
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    seed: int
+    cases: int | None = None  # stop after this many cases ...
+    seconds: float | None = None  # ... or at the first batch boundary after this long
+    start: int = 0  # index of the first case
+    batch: int = 400
+    max_findings: int = 20
+    shrink_seconds: float = 60.0
+    case_timeout_s: float = 10.0
+    entries: tuple[str, ...] = ()  # empty: every configured entry
+
+
+@dataclass
+class Finding:
+    original: Case
+    minimised: Case
+    generator: str
+    signature: Signature
+    notes: dict[str, list[str]]
+
+    def line(self) -> str:
+        cells = ", ".join(f"{engine} {cell}" for engine, cell in self.signature)
+        return (f"{self.minimised.id} ({self.generator}, {self.minimised.fn}): {cells}; "
+                f"minimised from {_size(self.original)} to {_size(self.minimised)} units")
+
+
+@dataclass
+class CampaignResult:
+    cases: int = 0
+    seconds: float = 0.0
+    findings: list[Finding] = field(default_factory=list)
+    repeats: int = 0  # failing cases whose minimised form was already a finding
+    engine_problems: list[str] = field(default_factory=list)
+    generated: dict[str, int] = field(default_factory=dict)  # "entry/generator" -> cases
+    engines: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> status, busy time, versions
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings or self.repeats or self.engine_problems or not self.cases)
+
+
+class CaseFactory:
+    """Makes case ``i`` of a seed: an entry, one of its generators, and the fields it returns,
+    completed from a corpus case chosen by the same random stream."""
+
+    def __init__(self, project: Project, seeds: dict[str, list[Case]], seed: int, entries: tuple[str, ...] = ()) -> None:
+        self.seed = seed
+        self.project = project
+        plugins: dict[str, Generator] = {}
+        for ref in project.fuzz.plugins:
+            for name, generator in load_plugin(ref, project.root).items():
+                if name in plugins or name in BUILTIN:
+                    raise GeneratorError(f"{ref}: generator {name!r} is already defined")
+                plugins[name] = generator
+        known = {**BUILTIN, **plugins}
+        names = entries or tuple(project.entries)
+        self.targets: dict[str, FuzzTarget] = {}
+        self.generators: dict[str, list[tuple[str, Generator]]] = {}
+        self.weights: dict[str, list[float]] = {}
+        for entry in names:
+            if entry not in project.entries:
+                raise GeneratorError(f"no entry named {entry!r} (entries: {', '.join(project.entries)})")
+            chosen = project.fuzz.generators.get(entry, tuple(BUILTIN))
+            unknown = [name for name in chosen if name not in known]
+            if unknown:
+                raise GeneratorError(f"entry {entry}: unknown generator(s) {', '.join(unknown)} "
+                                     f"(known: {', '.join(sorted(known))})")
+            unweighed = [name for name in project.fuzz.weights if name not in known]
+            if unweighed:
+                raise GeneratorError(f"[tool.extparity.fuzz].weights: unknown generator(s) {', '.join(unweighed)}")
+            self.generators[entry] = [(name, known[name]) for name in chosen]
+            self.weights[entry] = [project.fuzz.weights.get(name, 1.0) for name in chosen]
+            fields = tuple(dict(case.fields) for case in seeds.get(entry, []))
+            self.targets[entry] = FuzzTarget(entry, project.entries[entry], fields)
+        self.entry_names = sorted(self.targets)
+
+    def make(self, index: int) -> tuple[Case, str]:
+        rng = random.Random(f"{self.seed}/{index}")
+        entry = rng.choice(self.entry_names)
+        (name, generator), = rng.choices(self.generators[entry], weights=self.weights[entry])
+        target = self.targets[entry]
+        try:
+            fields = dict(generator(rng, target))
+        except Exception as exc:  # a generator bug is the harness's, named with the case that shows it
+            raise GeneratorError(f"generator {name} raised on case {index} of seed {self.seed}: "
+                                 f"{type(exc).__name__}: {exc}") from None
+        args = target.entry.args
+        extra = [key for key in fields if key not in args]
+        if extra:
+            raise GeneratorError(f"generator {name} returned field(s) {', '.join(extra)} that entry {entry} "
+                                 f"does not take ({', '.join(args)})")
+        if any(arg not in fields for arg in args):
+            if not target.seeds:
+                raise GeneratorError(f"generator {name} left out fields of entry {entry} and the corpus has "
+                                     f"no {entry} case to take them from")
+            seed_case = rng.choice(target.seeds)
+            fields = {arg: fields[arg] if arg in fields else seed_case[arg] for arg in args}
+        case = Case(id=f"fuzz-{self.seed}-{index}", fn=entry, fields={arg: fields[arg] for arg in args},
+                    expect=PARITY_ONLY, tags=(FUZZ_TAG,),
+                    why=f"case {index} of `extparity fuzz --seed {self.seed}` (generator {name})",
+                    file="fuzz", line=0, group=f"fuzz/{name}")
+        return case, name
+
+
+class Campaign:
+    """Engines stay open for the whole campaign; every batch goes to all of them at once."""
+
+    def __init__(self, project: Project, engines: list[str], factory: CaseFactory, options: FuzzOptions,
+                 controller: Controller, *, on_finding: Callable[[Finding], None] = lambda finding: None,
+                 log: Callable[[str], None] = lambda line: None) -> None:
+        self.project = project
+        self.engine_names = engines
+        self.factory = factory
+        self.options = options
+        self.controller = controller
+        self.on_finding = on_finding
+        self.log = log
+        self.reference = project.reference if project.reference in engines else None
+        self.drivers: dict[str, EngineDriver] = {}
+        self.result = CampaignResult()
+        self._minimised: set[str] = set()
+        self._shrink_round = 0
+
+    def run(self) -> CampaignResult:
+        options, result = self.options, self.result
+        started = time.perf_counter()
+        pool = ThreadPoolExecutor(max_workers=len(self.engine_names), thread_name_prefix="extparity-fuzz")
+        try:
+            self._start_engines()
+            index, end = options.start, None if options.cases is None else options.start + options.cases
+            last_log = started
+            while not result.engine_problems and len(result.findings) < options.max_findings:
+                if end is not None and index >= end:
+                    break
+                if options.seconds is not None and time.perf_counter() - started >= options.seconds:
+                    break
+                count = options.batch if end is None else min(options.batch, end - index)
+                made = [self.factory.make(i) for i in range(index, index + count)]
+                index += count
+                cases = [case for case, _ in made]
+                generator_of = {case.id: name for case, name in made}
+                for case, name in made:
+                    key = f"{case.fn}/{name}"
+                    result.generated[key] = result.generated.get(key, 0) + 1
+                results = self._run(pool, cases)
+                result.cases += count
+                for judged in results:
+                    if judged.failed:
+                        self._found(pool, judged, generator_of[judged.case.id])
+                        if len(result.findings) >= options.max_findings or result.engine_problems:
+                            break
+                now = time.perf_counter()
+                if now - last_log >= 10:
+                    last_log = now
+                    self.log(self.progress_line(now - started))
+        except BaseException:
+            self.controller.interrupt()
+            raise
+        finally:
+            for driver in self.drivers.values():
+                driver.close()
+            pool.shutdown(wait=True, cancel_futures=True)
+            result.seconds = time.perf_counter() - started
+            result.engines = {name: _engine_summary(driver) for name, driver in self.drivers.items()}
+        return result
+
+    def progress_line(self, elapsed: float) -> str:
+        result = self.result
+        return (f"fuzz: {result.cases:,} cases in {elapsed:.0f}s ({result.cases / max(elapsed, 1e-9):,.0f}/s), "
+                f"{len(result.findings)} finding(s)")
+
+    def _start_engines(self) -> None:
+        """Every engine built and checked before the first case; one that cannot be is an
+        engine problem, and the campaign runs nothing (the parity of the rest proves little)."""
+        for name in self.engine_names:
+            try:
+                engine = build_engine(self.project.engines[name], self.project)
+                engine.preflight()
+            except Exception as exc:  # e.g. a missing optional binding or browser: one line for this engine
+                self.result.engine_problems.append(f"{name}: CRASHED: {exc}")
+                continue
+            self.drivers[name] = EngineDriver(engine, self.controller, case_timeout_s=self.options.case_timeout_s)
+
+    def _run(self, pool: ThreadPoolExecutor, cases: list[Case]) -> list[CaseResult]:
+        """``cases`` through every engine at once, judged as a parity run judges them."""
+        wire = [case.wire(self.project.entries[case.fn]) for case in cases]
+        futures = {name: pool.submit(driver.feed, wire, budget_s=float("inf"))
+                   for name, driver in self.drivers.items()}
+        for future in futures.values():
+            future.result()
+        runs: dict[str, EngineRun] = {name: driver.take() for name, driver in self.drivers.items()}
+        for name, run in runs.items():
+            if run.status != "ok" and not any(line.startswith(f"{name}:") for line in self.result.engine_problems):
+                self.result.engine_problems.append(f"{name}: {run.status.upper()}: {run.detail}")
+        return judge(cases, runs, self.reference, self.project.entries, {})
+
+    def _found(self, pool: ThreadPoolExecutor, judged: CaseResult, generator: str) -> None:
+        signature = _signature(judged)
+        case = judged.case
+        entry = self.project.entries[case.fn]
+
+        def still_fails(candidates: list[dict[str, Any]]) -> list[bool]:
+            self._shrink_round += 1
+            trial = [Case(id=f"shrink-{self._shrink_round}-{k}", fn=case.fn, fields=fields, expect=PARITY_ONLY,
+                          tags=case.tags, why="", file="fuzz", line=0, group=case.group)
+                     for k, fields in enumerate(candidates)]
+            return [_signature(r) == signature for r in self._run(pool, trial)]
+
+        fields = shrink(dict(case.fields), entry.args, still_fails, budget_s=self.options.shrink_seconds)
+        if self.result.engine_problems:
+            return
+        key = repr(sorted(fields.items()))
+        if key in self._minimised:
+            self.result.repeats += 1
+            return
+        self._minimised.add(key)
+        verdicts = self._run(pool, [Case(case.id, case.fn, fields, PARITY_ONLY, case.tags, case.why, "fuzz", 0, case.group)])
+        final = verdicts[0]
+        minimised = Case(id=case.id, fn=case.fn, fields=fields, expect=PARITY_ONLY, tags=case.tags,
+                         why=f"minimised from {case.why}; " + "; ".join(
+                             f"{engine}: {cell}" for engine, cell in _signature(final)),
+                         file="fuzz", line=0, group=case.group)
+        finding = Finding(case, minimised, generator, _signature(final), final.notes)
+        self.result.findings.append(finding)
+        self.on_finding(finding)
+
+
+def _signature(result: CaseResult) -> Signature:
+    return tuple(sorted((engine, cell) for engine, cell in result.cells.items() if cell != PASS))
+
+
+def _size(case: Case) -> int:
+    """UTF-16 units of the case's text fields: what the SPEC's caps count."""
+    return sum(len(value.encode("utf-16-le", "surrogatepass")) // 2
+               for value in case.fields.values() if isinstance(value, str))
+
+
+def _engine_summary(driver: EngineDriver) -> dict[str, Any]:
+    run = driver.run
+    return {"status": run.status, "detail": run.detail, "busy_s": round(run.timings.get("wall_s", 0.0), 3),
+            "sessions": run.timings.get("sessions", 0), "restarts": run.timings.get("restarts", 0),
+            "module_hashes": dict(run.module_hashes), "description": dict(run.description)}
+
+
+def seed_cases(cases: list[Case]) -> dict[str, list[Case]]:
+    """Corpus cases by entry: what mutation generators start from."""
+    by_entry: dict[str, list[Case]] = {}
+    for case in cases:
+        by_entry.setdefault(case.fn, []).append(case)
+    return by_entry
+
+
+def corpus_lines(findings: list[Finding]) -> str:
+    """The minimised cases as corpus lines, ready to commit (parity-only expectations)."""
+    return "".join(_corpus_line(finding.minimised) + "\n" for finding in findings)
+
+
+def _corpus_line(case: Case) -> str:
+    """Readable UTF-8 where the text allows; escapes where it holds lone surrogates, which UTF-8
+    cannot carry but JSON's \\u escapes can."""
+    text = json.dumps(case.line_json(), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(case.line_json(), ensure_ascii=True)
+    return text
+
+
+def findings_path(out: Path, seed: int, start: int) -> Path:
+    return out / (f"fuzz-{seed}.jsonl" if start == 0 else f"fuzz-{seed}-from-{start}.jsonl")

@@ -1,0 +1,193 @@
+"""`extparity fuzz` on the real engines: a short fixed-seed campaign finds nothing in the
+bundled subject, and bugs planted in a copy of one twin are each found, minimised and written
+as a corpus line that `extparity run` then fails on.
+
+The planted bugs are the kinds that ship: a whitespace rule (no-break space read as JSON
+whitespace), a depth limit off by one, and a rounding change (long literals cut to 17 digits
+before rounding, the QuickJS class of issue 10). Each must be found within the 60 seconds the
+issue allows; the measured time is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from extparity.fuzz.shrink import ddmin, shrink
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTPARITY = [sys.executable, "-m", "extparity.cli"]
+HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
+JSON_CORE = "extension/firefox/src/agent/json-core.js"
+
+PLANTED = {
+    "whitespace": ("if (c !== SPACE && c !== LF && c !== TAB && c !== CR) break;",
+                   "if (c !== SPACE && c !== LF && c !== TAB && c !== CR && c !== 0xa0) break;"),
+    "depth": ("export const MAX_DEPTH = 64;", "export const MAX_DEPTH = 65;"),
+    "rounding": ("else magnitude = nearestDouble(digits, exponent);",
+                 "else magnitude = Number(digits.slice(0, 17) + \"e\" + (exponent + digits.length - 17));"),
+}
+
+
+def fuzz(*args: str, cwd: Path = ROOT, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([*EXTPARITY, "fuzz", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def extparity(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*EXTPARITY, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def project_copy(root: Path, bug: str | None = None) -> Path:
+    """The bundled project, copied; with ``bug`` planted in the Firefox tree's json-core.js."""
+    for name in ("extension", "fixtures", "gate", "fuzz"):
+        shutil.copytree(ROOT / name, root / name)
+    shutil.copytree(ROOT / "py_src" / "toolcalls", root / "py_src" / "toolcalls")
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    if bug is not None:
+        old, new = PLANTED[bug]
+        path = root / JSON_CORE
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"the line to plant {bug} in is gone from {JSON_CORE}"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    return root
+
+
+def summary(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_a_fixed_seed_campaign_through_the_headless_engines_finds_nothing(tmp_path):
+    done = fuzz("--seed", "20261201", "--cases", "6000", "--engines", HEADLESS,
+                "--out", str(tmp_path / "found"), "--json", str(tmp_path / "fuzz.json"))
+    assert done.returncode == 0, done.stderr + done.stdout
+    report = summary(tmp_path / "fuzz.json")
+    assert report["cases"] == 6000 and report["findings"] == [] and report["engine_problems"] == []
+    assert set(report["engines"]) == set(HEADLESS.split(","))
+    assert all(engine["status"] == "ok" and engine["sessions"] == 1 for engine in report["engines"].values())
+    configured = {f"{entry}/{name}" for entry, names in _config_generators().items() for name in names}
+    assert set(report["generated"]) == configured, "every configured generator made cases"
+    assert not (tmp_path / "found").exists() or not list((tmp_path / "found").glob("*.jsonl"))
+    print(f"{report['cases']} cases, {report['cases_per_s']} cases/s")
+
+
+def test_the_browsers_take_a_campaign_in_one_session_each(tmp_path):
+    done = fuzz("--seed", "5", "--cases", "1200", "--engines", "python,chromium,firefox",
+                "--json", str(tmp_path / "fuzz.json"), "--out", str(tmp_path / "found"))
+    assert done.returncode == 0, done.stderr + done.stdout
+    engines = summary(tmp_path / "fuzz.json")["engines"]
+    assert engines["chromium"]["sessions"] == 1 and engines["firefox"]["sessions"] == 1
+    assert engines["chromium"]["description"]["browser_version"], "the started browser's own version is recorded"
+    assert engines["firefox"]["module_hashes"], "the browser reported the hashes of what it loaded"
+
+
+@pytest.mark.parametrize("bug", sorted(PLANTED))
+def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(tmp_path, bug):
+    project = project_copy(tmp_path / "project", bug)
+    started = time.perf_counter()
+    done = fuzz("--seed", "7", "--seconds", "60", "--max-findings", "1", "--engines", "python,quickjs-firefox",
+                "--out", "found", "--json", "fuzz.json", cwd=project)
+    took = time.perf_counter() - started
+    assert done.returncode == 1, done.stderr + done.stdout
+    report = summary(project / "fuzz.json")
+    assert len(report["findings"]) == 1, report["findings"]
+    finding = report["findings"][0]
+    assert finding["cells"] == {"quickjs-firefox": "diverges"}
+    lines = (project / "found" / "fuzz-7.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1
+    case = json.loads(lines[0])
+    assert case["expect"] == "reference" and case["tags"] == ["fuzz"]
+    text = case["input"]
+    assert len(text) <= 400, f"not minimised: {len(text)} characters"
+    print(f"{bug}: found after {report['cases']} cases, {took:.1f}s in all; minimised to {text!r}")
+
+    rerun = extparity("run", "--corpus", "found", "--engines", "python,quickjs-firefox", cwd=project)
+    assert rerun.returncode == 1 and f"{case['id']} [quickjs-firefox] DIVERGES" in rerun.stderr, rerun.stderr
+    clean = extparity("run", "--corpus", str(project / "found"), "--engines", "python,quickjs-firefox", cwd=ROOT)
+    assert clean.returncode == 0, clean.stderr + clean.stdout
+
+
+def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_path):
+    project = project_copy(tmp_path / "project", "whitespace")
+    runs = [fuzz("--seed", "11", "--cases", "2000", "--max-findings", "3", "--engines", "python,quickjs-firefox",
+                 "--out", f"found{k}", cwd=project) for k in (1, 2)]
+    assert [run.returncode for run in runs] == [1, 1], runs[0].stderr
+    first = (project / "found1" / "fuzz-11.jsonl").read_bytes()
+    assert first == (project / "found2" / "fuzz-11.jsonl").read_bytes()
+    case = json.loads(first.decode("utf-8").splitlines()[0])
+    index = case["id"].rsplit("-", 1)[1]
+    replay = fuzz("--seed", "11", "--start", index, "--cases", "1", "--engines", "python,quickjs-firefox",
+                  "--out", "replay", cwd=project)
+    assert replay.returncode == 1, replay.stderr
+    replayed = json.loads((project / "replay" / f"fuzz-11-from-{index}.jsonl").read_text(encoding="utf-8"))
+    assert replayed == case
+
+
+def test_a_generator_that_raises_is_named_with_its_case_and_bad_options_are_usage_errors(tmp_path):
+    project = project_copy(tmp_path / "project")
+    (project / "fuzz" / "broken.py").write_text(
+        "def explode(rng, target):\n    raise ValueError('no grammar today')\n\nGENERATORS = {'explode': explode}\n")
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('plugins = ["fuzz/toolcalls.py"]', 'plugins = ["fuzz/toolcalls.py", "fuzz/broken.py"]')
+                         .replace('repair = [', 'repair = ["explode", ', 1), encoding="utf-8")
+    done = fuzz("--seed", "3", "--cases", "50", "--engines", "python", "--entry", "repair", cwd=project)
+    assert done.returncode == 1
+    assert "generator explode raised on case 0 of seed 3: ValueError: no grammar today" in done.stderr
+    assert "Traceback" not in done.stderr
+
+    pyproject.write_text(text.replace('repair = [', 'repair = ["no-such-generator", ', 1), encoding="utf-8")
+    unknown = fuzz("--seed", "3", "--cases", "5", "--engines", "python", cwd=project)
+    assert unknown.returncode == 2 and "unknown generator(s) no-such-generator" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
+
+    for bad in (["--cases", "0"], ["--entry", "nope"], ["--engines", "nope"]):
+        usage = fuzz("--seed", "3", *bad, cwd=project)
+        assert usage.returncode == 2, (bad, usage.stderr)
+        assert len(usage.stderr.strip().splitlines()) == 1, usage.stderr
+
+
+def test_an_engine_that_cannot_load_the_subject_fails_the_campaign_in_one_line(tmp_path):
+    project = project_copy(tmp_path / "project")
+    path = project / JSON_CORE
+    path.write_text("throw new Error('broken at import');\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    done = fuzz("--seed", "3", "--cases", "100", "--engines", "python,quickjs-firefox", cwd=project)
+    assert done.returncode == 1
+    problem = [line for line in done.stderr.splitlines() if line.strip().startswith("quickjs-firefox:")]
+    assert len(problem) == 1 and "broken at import" in problem[0], done.stderr
+
+
+def test_ddmin_reaches_a_one_minimal_failing_text_and_list_in_few_round_trips():
+    rounds = []
+
+    def fails(values):
+        rounds.append(len(values))
+        return ["x" in v and "y" in v for v in values]
+
+    assert ddmin("ab" * 200 + "x" + "cd" * 300 + "y" + "e" * 99, fails, time.perf_counter() + 30) == "xy"
+    assert len(rounds) < 40, rounds
+    assert ddmin(list("pxqyr"), fails, time.perf_counter() + 30) == ["x", "y"]
+    assert ddmin("anything", lambda values: [True] * len(values), time.perf_counter() + 30) == ""
+
+
+def test_shrinking_stops_at_its_budget_with_the_smallest_failing_case_so_far():
+    def slow(candidates):
+        time.sleep(0.05)
+        return ["x" in c["text"] for c in candidates]
+
+    started = time.perf_counter()
+    fields = shrink({"text": "x" + "y" * 50_000, "other": 1}, ["text", "other"], slow, budget_s=0.3)
+    assert time.perf_counter() - started < 3
+    assert "x" in fields["text"] and len(fields["text"]) < 50_001 and fields["other"] == 1
+
+
+def _config_generators() -> dict[str, list[str]]:
+    import tomllib
+
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["extparity"]["fuzz"]
+    return table["generators"]
