@@ -331,8 +331,8 @@ def with_lexical_liberty(rng: random.Random, text: str) -> str:
     if roll == 2:
         return '{a: 1, "b": 2}'
     if roll == 3:
-        return text.replace("true", "True").replace("null", "None").replace("false", "False") + "" \
-            if "true" in text or "null" in text else '{"a": True, "b": None}'
+        python = text.replace("true", "True").replace("false", "False").replace("null", "None")
+        return python if python != text else '{"a": True, "b": None}'
     if roll == 4:
         return '{"a": ' + rng.choice(("NaN", "Infinity", "-Infinity", "+1", ".5", "1.", "01", "tru")) + "}"
     return text[:1] + rng.choice(NOT_WHITESPACE) + text[1:]
