@@ -1,0 +1,1 @@
+"""Input generators for the differential fuzzer: generic mutators and subject plugins."""
