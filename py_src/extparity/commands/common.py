@@ -25,6 +25,16 @@ def stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def print_failures(lines: list[str]) -> bool:
+    """The closing FAILED block on stderr, one indented line each; False when there is none."""
+    if not lines:
+        return False
+    stderr("\nFAILED:")
+    for line in lines:
+        stderr(f"  {line}")
+    return True
+
+
 def add_corpus_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", action="append", metavar="PATH",
                         help="corpus directory or .jsonl file, repeatable (default: the config's)")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import compare, result_doc
 from ..judge import load_deviations
-from .common import UsageError, stderr
+from .common import UsageError, print_failures
 
 
 def add_parser(commands) -> None:
@@ -63,10 +63,7 @@ def main(args) -> int:
     failures = [f"acknowledged: {p}" for p in problems] + [f"acknowledged: {s}" for s in stale]
     failures += [f"new call not acknowledged: {line}" for line in compare.change_lines(open_changes)]
     failures += [f"not compared: {line}" for line in comparison.not_compared_lines()]
-    if failures:
-        stderr("\nFAILED:")
-        for line in failures:
-            stderr(f"  {line}")
+    if print_failures(failures):
         return 1
     print("no unacknowledged new calls")
     return 0

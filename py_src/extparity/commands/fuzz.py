@@ -13,7 +13,7 @@ from ..fuzz.campaign import (FUZZ_TAG, Campaign, CaseFactory, FuzzOptions, corpu
                              seed_cases)
 from ..fuzz.generators import GeneratorError
 from ..runner import select_engines
-from .common import UsageError, add_corpus_option, check_output, controller, load, stderr, write
+from .common import UsageError, add_corpus_option, check_output, controller, load, print_failures, stderr, write
 
 FUZZ_TAG_TEXT = "found by `extparity fuzz` and minimised; the case asserts that every engine agrees"
 
@@ -100,10 +100,7 @@ def main(args) -> int:
                 *result.engine_problems,
                 "no case was run" if not result.cases else None, error]
     failures = [line for line in failures if line]
-    if failures:
-        stderr("\nFAILED:")
-        for line in failures:
-            stderr(f"  {line}")
+    if print_failures(failures):
         return 1
     print(f"fuzz: no divergence, engine error or reference exception in {result.cases:,} cases")
     return 0

@@ -10,7 +10,7 @@ from ..runner import select_engines
 from ..shards import in_shard, parse_shard
 from .compare import load_result, print_changes
 from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, check_output,
-                     check_report_outputs, load, run, stderr, write, write_reports)
+                     check_report_outputs, load, print_failures, run, stderr, write, write_reports)
 
 
 def add_parser(commands) -> None:
@@ -54,10 +54,7 @@ def main(args) -> int:
         print()
         print_changes(compare.compare(baseline, document), args.baseline, "this run")
     failures = report.failure_lines(result) + [e for e in write_errors if e]
-    if failures:
-        stderr("\nFAILED:")
-        for line in failures:
-            stderr(f"  {line}")
+    if print_failures(failures):
         return 1
     print(f"\n{report.closing_line(result)}")
     return 0

@@ -82,8 +82,8 @@ TOKEN_WINDOW = 80  # token edits look at this many characters around a random po
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 OBJECT_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_-]{0,30})"\s*:')
 JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|-?\d[0-9.eE+-]*|[{}\[\]:,]')
-PREFIX_WINDOW = 400
-SEARCH_WINDOW = 2000  # regex searches stop here, so a 100,000-unit seed costs what a short one does  # structural cuts are looked for this far after the opener
+PREFIX_WINDOW = 400  # structural cuts are looked for this far after the opener
+SEARCH_WINDOW = 2000  # regex searches stop here, so a 100,000-unit seed costs what a short one does
 
 
 # --- seeds --------------------------------------------------------------------------------
