@@ -20,6 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from extparity.config import load_project
+from extparity.engines.base import WireCase
+from extparity.engines.driver import Controller, EngineDriver
+from extparity.engines.registry import build_engine
 from extparity.fuzz.shrink import ddmin, shrink
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,6 +166,25 @@ def test_an_engine_that_cannot_load_the_subject_fails_the_campaign_in_one_line(t
     assert done.returncode == 1
     problem = [line for line in done.stderr.splitlines() if line.strip().startswith("quickjs-firefox:")]
     assert len(problem) == 1 and "broken at import" in problem[0], done.stderr
+
+
+def test_a_driver_keeps_its_session_across_case_lists_and_replaces_it_after_recycle_after_cases():
+    project = load_project(ROOT / "pyproject.toml")
+    cases = [WireCase(f"c{i}", "repair", (f'{{"n": {i}',)) for i in range(14)]
+    runs = {}
+    for recycle in (None, 3):
+        engine = build_engine(project.engines["quickjs-chrome"], project)
+        engine.chunk_size, engine.recycle_after = 2, recycle
+        driver = EngineDriver(engine, Controller())
+        try:
+            driver.feed(cases[:7])
+            driver.feed(cases[7:])
+        finally:
+            driver.close()
+        runs[recycle] = driver.run
+    assert runs[None].timings["sessions"] == 1 and runs[3].timings["sessions"] == 4
+    assert runs[3].status == "ok", runs[3].detail  # every fresh session loaded the same bytes
+    assert runs[3].verdicts == runs[None].verdicts and len(runs[3].verdicts) == 14
 
 
 def test_ddmin_reaches_a_one_minimal_failing_text_and_list_in_few_round_trips():

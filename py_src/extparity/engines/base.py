@@ -143,6 +143,7 @@ class Engine(abc.ABC):
 
     kind: str
     chunk_size: int = 100
+    recycle_after: int | None = None  # cases after which the driver replaces a healthy session
 
     def __init__(self, name: str, project: "Project", tree: str | None, options: dict[str, Any]) -> None:
         self.name = name

@@ -79,6 +79,7 @@ class EngineDriver:
         self.case_timeout_s = case_timeout_s
         self.run = EngineRun(timings={"sessions": 0, "restarts": 0, "wall_s": 0.0})
         self.session: Session | None = None
+        self.session_cases = 0  # cases the current session has run, for ``Engine.recycle_after``
         self._describe()
 
     @property
@@ -123,6 +124,9 @@ class EngineDriver:
                 progress(len(run.verdicts) + len(run.failures))
                 if batch.broken is None:
                     isolate = max(0, isolate - len(chunk))
+                    self.session_cases += len(chunk)
+                    if self.engine.recycle_after and self.session_cases >= self.engine.recycle_after:
+                        self._close_session()  # a fresh one opens for the next chunk
                     continue
                 self._close_session()
                 if self.controller.stop.is_set():
@@ -155,6 +159,7 @@ class EngineDriver:
         self._close_session()
 
     def _close_session(self) -> None:
+        self.session_cases = 0
         if self.session is not None:
             session, self.session = self.session, None
             _close(session, self.controller)
