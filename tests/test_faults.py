@@ -185,7 +185,8 @@ def test_an_interrupt_stops_every_child_removes_every_temporary_file_and_writes_
         engines = {"chromium": {"kind": "chromium", "tree": "chrome"}, "firefox": {"kind": "firefox", "tree": "fx"}}
         cases = [case_line(f"c{i}", f"text {i}") for i in range(20)]
         if phase.endswith("starting"):
-            ready = lambda commands: any("chromium" in c for c in commands)  # noqa: E731
+            # a launched browser, not `chromium --version` (the engine asks that and it exits at once)
+            ready = lambda commands: any("chromium" in c and "--user-data-dir" in c for c in commands)  # noqa: E731
         else:
             ready = lambda commands: any("chromium" in c and "--type=renderer" in c for c in commands) and \
                 any("firefox" in c and "-contentproc" in c for c in commands)  # noqa: E731

@@ -1,4 +1,5 @@
-"""`run --shard K/N` and `extparity merge`: a CI matrix of N jobs gives the bytes of one run."""
+"""`run --shard K/N` and `extparity merge`: a CI matrix of N jobs gives the bytes of one run; so
+does a run whose engines go one at a time (`--jobs 1`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ def test_four_shards_merged_give_the_bytes_of_one_unsharded_run(sharded):
     folder, whole, shards, merged = sharded
     assert whole[0] == 0 and all(code == 0 for code, _, _ in shards) and merged[0] == 0, merged
     assert (folder / "merged.json").read_bytes() == (folder / "whole.json").read_bytes()
+
+
+def test_engines_run_one_at_a_time_give_the_bytes_of_engines_run_concurrently(sharded):
+    folder, whole, _, _ = sharded
+    one_by_one = call_cli("run", "--engines", ENGINES, "--jobs", "1", "--json", str(folder / "sequential.json"))
+    assert one_by_one[0] == 0, one_by_one[2]
+    assert (folder / "sequential.json").read_bytes() == (folder / "whole.json").read_bytes()
 
 
 def test_every_case_is_in_exactly_one_shard_and_no_shard_is_empty(sharded):
