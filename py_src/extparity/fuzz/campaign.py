@@ -178,6 +178,8 @@ class Campaign:
                     result.generated[key] = result.generated.get(key, 0) + 1
                 results = self._run(pool, cases)
                 result.cases += count
+                if result.engine_problems:  # an engine that stopped answering: nothing to shrink
+                    break
                 for judged in results:
                     if judged.failed:
                         self._found(pool, judged, generator_of[judged.case.id])
