@@ -92,7 +92,7 @@ def test_a_hanging_case_is_a_timeout_cell_in_the_report_and_names_the_case(tmp_p
     cells = {c["id"]: c["cells"] for c in json.loads((tmp_path / "r.json").read_text())["cases"]}
     assert result.returncode == 1
     assert cells == {"fine": {"python": "pass", "qjs": "pass"}, "loop": {"python": "timeout", "qjs": "timeout"}}
-    assert "loop [qjs] TIMEOUT: no verdict within 2s" in result.stderr
+    assert "loop [qjs] TIMEOUT: stopped by QuickJS after 2s" in result.stderr
 
 
 # ------------------------------------------------------------------ interrupts

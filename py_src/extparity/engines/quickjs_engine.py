@@ -7,15 +7,17 @@ on browser-only globals. The binding has no module loader, so the tree is linked
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .base import host_versions, package_version
 from .child import JSChildEngine
-from .worker import JSHost
+from .worker import Interrupted, JSHost
 
 
 class QuickJSEngine(JSChildEngine):
     kind = "quickjs"
+    batches = True  # one eval per list under QuickJS's own time limit (QuickJSHost.settle_within)
 
     def describe(self) -> dict[str, Any]:
         binding = package_version("quickjs-ng")
@@ -33,6 +35,7 @@ class QuickJSEngine(JSChildEngine):
 
 class QuickJSHost(JSHost):
     MEMORY_LIMIT = 512 * 1024 * 1024
+    name = "QuickJS"
 
     def start(self, options: dict[str, Any]) -> None:
         import quickjs
@@ -55,6 +58,25 @@ class QuickJSHost(JSHost):
 
     def evaluate(self, code: str) -> Any:
         return self.ctx.eval(code)
+
+    def run_cases(self, cases: list[dict], case_timeout_s: float):
+        return self.run_cases_at_once(cases, case_timeout_s)
+
+    def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
+        """QuickJS's time limit interrupts an eval and each promise job alike ("InternalError:
+        interrupted"), and the context stays usable; the limit is lifted for everything else."""
+        import quickjs
+
+        self.ctx.set_time_limit(timeout_s)
+        try:
+            out = self.settle(f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})")
+        except quickjs.JSException as exc:
+            if str(exc).startswith("InternalError: interrupted"):
+                raise Interrupted from None
+            raise
+        finally:
+            self.ctx.set_time_limit(-1)
+        return str(out) if isinstance(out, str) else None
 
     def run_jobs(self) -> None:
         while self.ctx.execute_pending_job():

@@ -5,7 +5,7 @@ engine-family differences early; Chromium stays the ground truth for the extensi
 contexts. mini-racer has no module loader, so the linker's script form is evaluated. Each
 session is a worker process: V8 aborts its process on a fatal out-of-memory, and a runaway
 promise continuation wedges the isolate for good, both of which the parent survives by killing
-the worker (one case per eval keeps the culprit known).
+the worker.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from .base import host_versions, package_version
 from .child import JSChildEngine
-from .worker import JSHost
+from .worker import Interrupted, JSHost
 
 MEMORY_LIMIT = 512 * 1024 * 1024
 
@@ -31,6 +31,7 @@ class V8Engine(JSChildEngine):
 
 
 class V8Host(JSHost):
+    name = "V8"
     def start(self, options: dict[str, Any]) -> None:
         from py_mini_racer import MiniRacer
 
@@ -46,31 +47,19 @@ class V8Host(JSHost):
         return self.racer.eval(code, timeout_sec=timeout_s, max_memory=self.max_memory)
 
     def run_cases(self, cases: list[dict], case_timeout_s: float):
-        """The whole list in one eval, under the time limit; if it runs out, each case alone under
-        the limit, so the one that hangs is named and the others still answer. V8 interrupts
-        synchronous code (the batch runner awaits only entries that return promises); a runaway
-        promise continuation wedges the isolate instead, and the parent's kill covers that."""
+        return self.run_cases_at_once(cases, case_timeout_s)
+
+    def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
+        """V8 interrupts synchronous code (the batch runner awaits only entries that return
+        promises); a runaway promise continuation wedges the isolate instead."""
         from py_mini_racer import JSTimeoutException
 
         try:
-            out = self._settle_within(json.dumps(cases, ensure_ascii=True), case_timeout_s)
+            self.evaluate("globalThis.__extparity_out = null;"
+                          f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})"
+                          ".then(function (r) { __extparity_out = r; });", timeout_s)
         except JSTimeoutException:
-            out = None
-        if out is not None:
-            for case_id, result in json.loads(out).items():
-                yield json.dumps({case_id: result}, ensure_ascii=True)
-            return
-        for case in cases:
-            try:
-                yield self._settle_within(json.dumps([case], ensure_ascii=True), case_timeout_s) or \
-                    json.dumps({case["id"]: {"error": "the entry's promise never settled"}}, ensure_ascii=True)
-            except JSTimeoutException:
-                yield json.dumps({case["id"]: {"timeout": f"stopped by V8 after {case_timeout_s:g}s"}}, ensure_ascii=True)
-
-    def _settle_within(self, cases_json: str, timeout_s: float) -> str | None:
-        self.evaluate("globalThis.__extparity_out = null;"
-                      f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})"
-                      ".then(function (r) { __extparity_out = r; });", timeout_s)
+            raise Interrupted from None
         out = self.evaluate("__extparity_out")
         return str(out) if isinstance(out, str) else None
 

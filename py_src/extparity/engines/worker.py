@@ -59,13 +59,20 @@ class Host:
         """Release the engine before the worker exits (some bindings hang in their finalizers)."""
 
 
+class Interrupted(Exception):
+    """The engine stopped a script at its time limit itself, and stays usable."""
+
+
 class JSHost(Host):
     """What every headless JS engine host shares: link, bind entries, run one case at a time.
 
-    A kind supplies ``evaluate(code) -> value`` and ``run_jobs()`` (drain the microtask queue).
+    A kind supplies ``evaluate(code) -> value`` and ``run_jobs()`` (drain the microtask queue),
+    and ``settle_within`` if it can stop a script at a time limit (then it runs lists at once).
     The subject arrives already linked (``job["modules"]``, see ``linker.py``), so every engine
     evaluates the same text; the parent hashed the bytes it was made from.
     """
+
+    name = "the engine"  # as a stopped case's detail names it
 
     def __init__(self, job: dict[str, Any]) -> None:
         self.hashes = job["hashes"]
@@ -99,6 +106,32 @@ class JSHost(Host):
                       ".then(function (r) { __extparity_out = r; });")
         self.run_jobs()
         return self.evaluate("__extparity_out")
+
+    def run_cases_at_once(self, cases: list[dict], case_timeout_s: float):
+        """For engines that can stop a script at a time limit: the whole list in one eval under
+        the limit, which saves the per-case evals; if it runs out, each case alone under the
+        limit, so the one that hangs is named and the others still answer. A runaway promise
+        continuation that the engine cannot stop is the parent's kill (``batches``)."""
+        try:
+            out = self.settle_within(json.dumps(cases, ensure_ascii=True), case_timeout_s)
+        except Interrupted:
+            out = None
+        if out is not None:
+            for case_id, result in json.loads(out).items():
+                yield json.dumps({case_id: result}, ensure_ascii=True)
+            return
+        for case in cases:
+            try:
+                yield self.settle_within(json.dumps([case], ensure_ascii=True), case_timeout_s) or \
+                    json.dumps({case["id"]: {"error": "the entry's promise never settled"}}, ensure_ascii=True)
+            except Interrupted:
+                yield json.dumps({case["id"]: {"timeout": f"stopped by {self.name} after {case_timeout_s:g}s"}},
+                                 ensure_ascii=True)
+
+    def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
+        """The batch runner's output for ``cases_json``, or None if its promise never settled;
+        raises ``Interrupted`` when the time limit stopped it."""
+        raise NotImplementedError
 
     def start(self, options: dict[str, Any]) -> None:
         raise NotImplementedError
