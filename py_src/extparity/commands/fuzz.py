@@ -50,9 +50,9 @@ def main(args) -> int:
     project = load_project(args.config)
     engines = select_engines(project, args.engines)
     summary_path = check_output(args.json)
-    out = Path(args.out)
-    check_output(str(findings_path(out, 0, 0)))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    out = Path(args.out)
+    target = check_output(str(findings_path(out, seed, args.start)))
     seconds = args.seconds if args.seconds is not None or args.cases is not None else 60.0
     options = FuzzOptions(seed=seed, cases=args.cases, seconds=seconds, start=args.start, batch=args.batch,
                           max_findings=args.max_findings, shrink_seconds=args.shrink_seconds,
@@ -67,7 +67,6 @@ def main(args) -> int:
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
            + "; ".join(f"{entry}: {', '.join(name for name, _ in factory.generators[entry])}"
                        for entry in factory.entry_names))
-    target = findings_path(out, seed, args.start)
     found: list = []
 
     def keep(finding) -> None:
