@@ -36,6 +36,7 @@ class QuickJSEngine(JSChildEngine):
 class QuickJSHost(JSHost):
     MEMORY_LIMIT = 512 * 1024 * 1024
     name = "QuickJS"
+    stops_scripts = True
 
     def start(self, options: dict[str, Any]) -> None:
         import quickjs
@@ -58,9 +59,6 @@ class QuickJSHost(JSHost):
 
     def evaluate(self, code: str) -> Any:
         return self.ctx.eval(code)
-
-    def run_cases(self, cases: list[dict], case_timeout_s: float):
-        return self.run_cases_at_once(cases, case_timeout_s)
 
     def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
         """QuickJS's time limit interrupts an eval and each promise job alike ("InternalError:

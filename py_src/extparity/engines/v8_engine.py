@@ -32,6 +32,8 @@ class V8Engine(JSChildEngine):
 
 class V8Host(JSHost):
     name = "V8"
+    stops_scripts = True
+
     def start(self, options: dict[str, Any]) -> None:
         from py_mini_racer import MiniRacer
 
@@ -45,9 +47,6 @@ class V8Host(JSHost):
 
     def evaluate(self, code: str, timeout_s: float | None = None) -> Any:
         return self.racer.eval(code, timeout_sec=timeout_s, max_memory=self.max_memory)
-
-    def run_cases(self, cases: list[dict], case_timeout_s: float):
-        return self.run_cases_at_once(cases, case_timeout_s)
 
     def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
         """V8 interrupts synchronous code (the batch runner awaits only entries that return

@@ -73,6 +73,7 @@ class JSHost(Host):
     """
 
     name = "the engine"  # as a stopped case's detail names it
+    stops_scripts = False  # True where the kind implements ``settle_within``: lists run at once
 
     def __init__(self, job: dict[str, Any]) -> None:
         self.hashes = job["hashes"]
@@ -106,6 +107,11 @@ class JSHost(Host):
                       ".then(function (r) { __extparity_out = r; });")
         self.run_jobs()
         return self.evaluate("__extparity_out")
+
+    def run_cases(self, cases: list[dict], case_timeout_s: float):
+        if self.stops_scripts:
+            return self.run_cases_at_once(cases, case_timeout_s)
+        return super().run_cases(cases, case_timeout_s)
 
     def run_cases_at_once(self, cases: list[dict], case_timeout_s: float):
         """For engines that can stop a script at a time limit: the whole list in one eval under
