@@ -217,6 +217,28 @@ def test_an_interrupt_stops_every_child_removes_every_temporary_file_and_writes_
     assert sorted(p.name for p in temp.iterdir()) == []
 
 
+def test_a_finished_run_leaves_no_browser_process_and_no_temporary_file_behind(tmp_path, request_cleanup):
+    """The browsers are killed, not closed gracefully, at the end of a run (faster by seconds):
+    their processes, profiles and Playwright's own files must still all be gone."""
+    temp = Path(tempfile.mkdtemp(prefix="xp-", dir="/tmp"))  # short: Chromium's socket path has a limit
+    request_cleanup(temp)
+    trees = {"fx": make_tree(tmp_path / "fx", "firefox")}
+    engines = {"chromium": {"kind": "chromium", "tree": "chrome"}, "firefox": {"kind": "firefox", "tree": "fx"}}
+    project = project_with(tmp_path, [case_line(f"c{i}", f"text {i}") for i in range(20)], engines, trees)
+    mark = f"EXTPARITY_FAULT_TEST={temp.name}"
+    result = cli("--config", str(project.path), "run", "--json", str(tmp_path / "r.json"),
+                 env={"TMPDIR": str(temp), "EXTPARITY_FAULT_TEST": temp.name})
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert [(row["engine"], row["cases"], row["status"]) for row in summary] == \
+        [("python", 20, "ok"), ("chromium", 20, "ok"), ("firefox", 20, "ok")]
+    deadline = time.monotonic() + 5
+    while marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert marked(mark) == []
+    assert sorted(p.name for p in temp.iterdir()) == []
+
+
 # ------------------------------------------------------------------ outputs
 
 def test_an_unwritable_output_folder_is_a_usage_error_before_any_engine_starts(tmp_path):

@@ -87,7 +87,11 @@ def test_the_browsers_take_a_campaign_in_one_session_each(tmp_path):
     assert done.returncode == 0, done.stderr + done.stdout
     engines = summary(tmp_path / "fuzz.json")["engines"]
     assert engines["chromium"]["sessions"] == 1 and engines["firefox"]["sessions"] == 1
-    assert engines["chromium"]["description"]["browser_version"], "the started browser's own version is recorded"
+    for name, binary in (("chromium", "Chromium"), ("firefox", "Mozilla Firefox")):
+        description = engines[name]["description"]
+        version = description["browser_version"]
+        assert version and description["executable_version"].startswith(f"{binary} {version}"), \
+            "the started browser's own version is recorded, and it is the build on disk"
     assert engines["firefox"]["module_hashes"], "the browser reported the hashes of what it loaded"
 
 

@@ -81,7 +81,8 @@ class BrowserEngine(Engine):
         self._subject: dict[str, Any] | None = None
 
     def describe(self) -> dict[str, Any]:
-        """``browser_version`` is what Playwright reported after a session started."""
+        """``browser_version`` is what the started browser says of itself (Playwright asks
+        Chromium; in Firefox the add-on asks ``runtime.getBrowserInfo()``)."""
         return {
             "engine": self.name,
             "kind": self.kind,

@@ -202,13 +202,13 @@ class ChromiumSession(BrowserSession):
         return batch
 
     async def stop(self) -> None:
-        browser, page, context = (getattr(self, name, None) for name in ("browser", "page", "context"))
+        """A browser launched here is not closed gracefully (its profile is deleted next):
+        stopping Playwright kills its process group at once and removes Playwright's files."""
+        browser, page = getattr(self, "browser", None), getattr(self, "page", None)
         if browser is not None:  # a remote browser: close our page and disconnect, never close it
             if page is not None:
                 await bounded(page.close(), 10, default=None)
             await bounded(browser.close(), 10, default=None)
-        elif context is not None:
-            await bounded(context.close(), 20, default=None)
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
 

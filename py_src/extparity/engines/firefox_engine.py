@@ -90,6 +90,7 @@ class FirefoxSession(BrowserSession):
         if self.server.fatal:
             raise EngineStartError(f"probe in the extension's background: {self.server.fatal}")
         self.module_hashes = self.server.hashes
+        self.engine.browser_version = self.server.browser_version
 
     def startup_hint(self) -> str:
         return "; " + addon_state(self.profile, getattr(self, "gecko_id", ""))
@@ -105,14 +106,12 @@ class FirefoxSession(BrowserSession):
         return batch
 
     async def stop(self) -> None:
+        """No graceful close: Firefox spends 1-2.5 s shutting down a profile that is deleted
+        next (and Playwright's launch often returns only after the cases have run). Stopping
+        Playwright kills the browser's process group at once and removes its own files."""
         launch = getattr(self, "launch", None)
-        if launch is not None:
-            try:
-                context = await asyncio.wait_for(launch, 30)
-                self.engine.browser_version = context.browser.version if context.browser else None
-                await asyncio.wait_for(context.close(), 20)
-            except Exception:  # closing changes no result; stopping Playwright ends the browser
-                pass
+        if launch is not None:  # its failure, if it ends in one, is the browser going away
+            launch.add_done_callback(lambda future: future.cancelled() or future.exception())
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
         if getattr(self, "server", None) is not None:
@@ -230,6 +229,7 @@ class ProbeServer:
         self._results: dict[int, str] = {}
         self._next_chunk = 0
         self.ready = False
+        self.browser_version: str | None = None  # as the add-on's runtime.getBrowserInfo() says
         self.closed = False
         self.fatal: str | None = None
         self.hashes: dict[str, str] = {}
@@ -237,7 +237,9 @@ class ProbeServer:
         self._token = secrets.token_hex(16)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, name="extparity-probe-server", daemon=True).start()
+        # A short poll interval: shutting down waits for the serving loop's next poll.
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="extparity-probe-server",
+                         daemon=True).start()
         self.endpoint = f"http://127.0.0.1:{self._httpd.server_address[1]}/{self._token}/"
 
     def submit(self, cases_json: str, timeout_s: float) -> str | None:
@@ -281,6 +283,7 @@ class ProbeServer:
             elif route == "hashes":
                 self.hashes = json.loads(body)
             elif route == "ready":
+                self.browser_version = json.loads(body).get("version")
                 self.ready = True
             elif route == "fatal":
                 self.fatal = body[:4000]

@@ -12,7 +12,7 @@
 // Protocol (ENDPOINT = http://127.0.0.1:PORT/TOKEN/):
 //   GET  config         -> {"hash_modules": [...], "import_modules": [...], "entries": {...}}
 //   POST hashes         <- {path: sha256hex} of the bytes Firefox serves
-//   POST ready          <- "" (modules imported, entries bound)
+//   POST ready          <- runtime.getBrowserInfo() (modules imported, entries bound)
 //   GET  next           -> "K\n<ASCII case JSON>" (long poll), or 204: ask again
 //   POST result/K       <- batch-runner output for chunk K
 //   POST fatal          <- error text
@@ -34,7 +34,7 @@
       const namespaces = await extparityImport(urlOf, cfg.import_modules);
       const send = (message) => browser.runtime.sendMessage(message);
       const entries = /*@@BIND@@*/;
-      await post("ready", "");
+      await post("ready", JSON.stringify(await browser.runtime.getBrowserInfo()));
       for (;;) {
         const response = await fetch(ENDPOINT + "next");
         if (response.status === 204) continue;
