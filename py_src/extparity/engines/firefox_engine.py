@@ -109,11 +109,12 @@ class FirefoxSession(BrowserSession):
         """No graceful close: Firefox spends 1-2.5 s shutting down a profile that is deleted
         next (and Playwright's launch often returns only after the cases have run). Stopping
         Playwright kills the browser's process group at once and removes its own files."""
-        launch = getattr(self, "launch", None)
-        if launch is not None:  # its failure, if it ends in one, is the browser going away
-            launch.add_done_callback(lambda future: future.cancelled() or future.exception())
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
+        launch = getattr(self, "launch", None)
+        if launch is not None:  # whatever it ends in is the browser going away: ended and retrieved,
+            launch.cancel()     # so asyncio prints nothing about it at exit
+            await asyncio.gather(launch, return_exceptions=True)
         if getattr(self, "server", None) is not None:
             self.server.close()
 
