@@ -310,8 +310,7 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
     end of the text that cut it off.
     """
     found = []
-    opens = []  # each open brace: its index ...
-    marks = []  # ... and len(pending) when it opened
+    opens = []  # the index of each open brace
     pending = []  # objects closed inside open braces, in document order
     in_string = False
     escaped = False
@@ -326,7 +325,6 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
                 found.extend(pending)  # abandon the open braces: their closed children are promoted
                 pending.clear()
                 opens.clear()
-                marks.clear()
                 in_string = False
             elif escaped:
                 escaped = False
@@ -339,11 +337,17 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
             continue
         if c == LBRACE:
             opens.append(i)
-            marks.append(len(pending))
         elif c == RBRACE and opens:
             opened = opens.pop()
-            del pending[marks.pop() :]  # objects nested in this one are not candidates
-            (pending if opens else found).append((opened, i + 1))
+            # Objects nested in this one are not candidates: they are the pending ones that
+            # start after its brace, at the end of the list (all of it when no brace stays open).
+            if opens:
+                while pending and pending[-1][0] > opened:
+                    pending.pop()
+                pending.append((opened, i + 1))
+            else:
+                pending.clear()
+                found.append((opened, i + 1))
         elif c == QUOTE and opens:
             in_string = True
             escaped = False

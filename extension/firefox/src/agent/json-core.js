@@ -400,8 +400,7 @@ function nextUp(x) {
 // of the text that cut it off.
 export function scanObjects(u, start, end, strings = null) {
   const found = [];
-  const opens = []; // each open brace: its index ...
-  const marks = []; // ... and pending.length when it opened
+  const opens = []; // the index of each open brace
   const pending = []; // objects closed inside open braces, in document order
   let inString = false;
   let escaped = false;
@@ -415,7 +414,6 @@ export function scanObjects(u, start, end, strings = null) {
         for (let k = 0; k < pending.length; k += 1) found.push(pending[k]); // abandon the open braces: their closed children are promoted
         pending.length = 0;
         opens.length = 0;
-        marks.length = 0;
         inString = false;
       } else if (escaped) {
         escaped = false;
@@ -429,11 +427,17 @@ export function scanObjects(u, start, end, strings = null) {
     }
     if (c === LBRACE) {
       opens.push(i);
-      marks.push(pending.length);
     } else if (c === RBRACE && opens.length > 0) {
       const opened = opens.pop();
-      pending.length = marks.pop(); // objects nested in this one are not candidates
-      (opens.length > 0 ? pending : found).push([opened, i + 1]);
+      // Objects nested in this one are not candidates: they are the pending ones that start
+      // after its brace, at the end of the list (all of it when no brace stays open).
+      if (opens.length > 0) {
+        while (pending.length > 0 && pending[pending.length - 1][0] > opened) pending.pop();
+        pending.push([opened, i + 1]);
+      } else {
+        pending.length = 0;
+        found.push([opened, i + 1]);
+      }
     } else if (c === QUOTE && opens.length > 0) {
       inString = true;
       escaped = false;
@@ -458,7 +462,10 @@ export function quotedMask(u) {
   const objects = scanObjects(u, 0, u.length, strings);
   const mask = new Uint8Array(u.length);
   let k = 0;
-  for (const [stringStart, stringEnd, closed] of strings) {
+  for (let n = 0; n < strings.length; n += 1) {
+    const stringStart = strings[n][0]; // indexed, not destructured: QuickJS destructures slowly
+    const stringEnd = strings[n][1];
+    const closed = strings[n][2];
     while (k < objects.length && objects[k][1] <= stringStart) k += 1;
     const inObject = k < objects.length && objects[k][0] < stringStart && stringEnd <= objects[k][1];
     const level = closed && inObject ? IN_VALUE : IN_STRING;
