@@ -52,6 +52,11 @@ class Rejected:
         self.name = name
 
 
+# A Rejected is never changed once made, so the commonest refusal, which names no tool, is one
+# shared object (an array can hold thousands of elements that are not calls).
+NOT_A_CALL = Rejected("not-a-call")
+
+
 class Verdict:
     """Collects accepted calls and rejected candidates while the passes run."""
 
@@ -67,6 +72,15 @@ class Verdict:
         has filed MAX_LISTED_REJECTIONS of them, its later ones can never be listed: they are
         only counted. A flood of refused candidates then costs little more than finding them."""
         self.filed_in_pass = 0
+
+    def lists_more(self):
+        """Whether a rejection filed now may be listed; if not, only the count of it matters,
+        so a pass may skip working out its reason or name (see begin_pass)."""
+        return self.filed_in_pass < MAX_LISTED_REJECTIONS
+
+    def count_unlisted(self, count):
+        """File `count` rejections that lists_more() says cannot be listed."""
+        self.unlisted += count
 
     def accept(self, name, arguments, fmt, start, end):
         self.calls.append({"name": name, "arguments": arguments, "format": fmt, "span": [start, end]})
@@ -116,18 +130,18 @@ def has_only_keys(obj, keys):
 def call_from_value(value, allowed):
     """Validate a decoded JSON value as one call; returns (name, arguments) or a Rejected."""
     if not isinstance(value, dict):
-        return Rejected("not-a-call")
+        return NOT_A_CALL
     if "function" in value or "type" in value:
         function = value.get("function")
         if not has_only_keys(value, OPENAI_KEYS):
             return Rejected("unknown-key", string_or_none(function.get("name")) if isinstance(function, dict) else None)
         if value.get("type") != "function" or not isinstance(function, dict):
-            return Rejected("not-a-call")
+            return NOT_A_CALL
         if not has_only_keys(function, OPENAI_FUNCTION_KEYS):
             return Rejected("unknown-key", string_or_none(function.get("name")))
         value = function
     elif "name" not in value:
-        return Rejected("not-a-call")
+        return NOT_A_CALL
     elif not has_only_keys(value, PLAIN_KEYS):
         return Rejected("unknown-key", string_or_none(value["name"]))
     name = value.get("name")
@@ -183,7 +197,10 @@ def file_all_or_nothing(verdict, outcomes, fmt):
     """File (outcome, start, end) items that run together: if any is refused, the calls among
     them are refused as sibling-rejected."""
     refused = any(isinstance(outcome, Rejected) for outcome, _, _ in outcomes)
-    for outcome, item_start, item_end in outcomes:
+    for k, (outcome, item_start, item_end) in enumerate(outcomes):
+        if refused and not verdict.lists_more():  # the rest are all refused, and only counted
+            verdict.count_unlisted(len(outcomes) - k)
+            return
         if refused and not isinstance(outcome, Rejected):
             verdict.reject("sibling-rejected", fmt, item_start, item_end, outcome[0])
         else:
@@ -558,6 +575,9 @@ def bare_pass(verdict, u):
         prefix_start = call_prefix_start(u, obj_start)
         start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
         if not own_line(u, start, obj_end):
+            if not verdict.lists_more():  # only counted: no name is shown
+                verdict.count_unlisted(1)
+                continue
             if prefix_start != -1:
                 name = u[prefix_start + len(CALL_PREFIX) : obj_start]
             else:

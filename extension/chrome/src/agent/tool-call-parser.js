@@ -43,6 +43,10 @@ class Rejected {
   }
 }
 
+// A Rejected is never changed once made, so the commonest refusal, which names no tool, is one
+// shared object (an array can hold thousands of elements that are not calls).
+const NOT_A_CALL = new Rejected("not-a-call");
+
 function compareSpans(a, b) {
   return a[0] - b[0] || a[1] - b[1];
 }
@@ -67,6 +71,17 @@ class Verdict {
   // counted. A flood of refused candidates then costs little more than finding them.
   beginPass() {
     this.filedInPass = 0;
+  }
+
+  // Whether a rejection filed now may be listed; if not, only the count of it matters, so a pass
+  // may skip working out its reason or name (see beginPass).
+  listsMore() {
+    return this.filedInPass < MAX_LISTED_REJECTIONS;
+  }
+
+  // File `count` rejections that listsMore() says cannot be listed.
+  countUnlisted(count) {
+    this.unlisted += count;
   }
 
   accept(name, args, fmt, start, end) {
@@ -121,17 +136,17 @@ function hasOnlyKeys(obj, keys) {
 
 // Validate a decoded JSON value as one call; returns [name, arguments] or a Rejected.
 function callFromValue(value, allowed) {
-  if (!isObject(value)) return new Rejected("not-a-call");
+  if (!isObject(value)) return NOT_A_CALL;
   if (hasKey(value, "function") || hasKey(value, "type")) {
     const fn = hasKey(value, "function") ? value["function"] : null;
     if (!hasOnlyKeys(value, OPENAI_KEYS)) {
       return new Rejected("unknown-key", isObject(fn) && hasKey(fn, "name") ? stringOrNull(fn["name"]) : null);
     }
-    if (value["type"] !== "function" || !isObject(fn)) return new Rejected("not-a-call");
+    if (value["type"] !== "function" || !isObject(fn)) return NOT_A_CALL;
     if (!hasOnlyKeys(fn, OPENAI_FUNCTION_KEYS)) return new Rejected("unknown-key", stringOrNull(hasKey(fn, "name") ? fn["name"] : null));
     value = fn;
   } else if (!hasKey(value, "name")) {
-    return new Rejected("not-a-call");
+    return NOT_A_CALL;
   } else if (!hasOnlyKeys(value, PLAIN_KEYS)) {
     return new Rejected("unknown-key", stringOrNull(value["name"]));
   }
@@ -188,9 +203,13 @@ function fileCalls(verdict, value, spans, start, end, fmt) {
 function fileAllOrNothing(verdict, outcomes, fmt) {
   const refused = outcomes.some((item) => item[0] instanceof Rejected);
   for (let k = 0; k < outcomes.length; k += 1) {
-    const [outcome, itemStart, itemEnd] = outcomes[k];
-    if (refused && !(outcome instanceof Rejected)) verdict.reject("sibling-rejected", fmt, itemStart, itemEnd, outcome[0]);
-    else verdict.file(fmt, itemStart, itemEnd, outcome);
+    if (refused && !verdict.listsMore()) { // the rest are all refused, and only counted
+      verdict.countUnlisted(outcomes.length - k);
+      return;
+    }
+    const outcome = outcomes[k][0]; // indexed, not destructured: QuickJS destructures slowly
+    if (refused && !(outcome instanceof Rejected)) verdict.reject("sibling-rejected", fmt, outcomes[k][1], outcomes[k][2], outcome[0]);
+    else verdict.file(fmt, outcomes[k][1], outcomes[k][2], outcome);
   }
 }
 
@@ -554,6 +573,10 @@ function barePass(verdict, u) {
     const start = prefixStart !== -1 ? prefixStart : objStart;
     const fmt = prefixStart !== -1 ? "bare-call" : "bare";
     if (!ownLine(u, start, objEnd)) {
+      if (!verdict.listsMore()) { // only counted: no name is shown
+        verdict.countUnlisted(1);
+        continue;
+      }
       const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : () => narratedName(u, objStart, objEnd);
       verdict.reject("not-own-line", fmt, start, objEnd, name);
       continue;
