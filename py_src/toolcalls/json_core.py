@@ -391,29 +391,30 @@ def quoted_mask(u: str) -> bytearray:
 def canonical(value) -> str:
     """RFC 8785 (JCS) text of a value whose strings are unit strings; returns a unit string."""
     out = []
-    _emit(value, out)
+    _emit(value, out, {})
     return "".join(out)
 
 
-def _emit(value, out) -> None:
+def _emit(value, out, quoted) -> None:
+    """`quoted` holds the JSON text of every string emitted so far (see _quote)."""
     kind = type(value)  # exact types: a bool is not an int here
     if kind is str:
-        _emit_string(value, out)
+        out.append(_quote(value, quoted))
     elif kind is dict:
         out.append("{")
         for k, key in enumerate(sorted(value)):
             if k:
                 out.append(",")
-            _emit_string(key, out)
+            out.append(_quote(key, quoted))
             out.append(":")
-            _emit(value[key], out)
+            _emit(value[key], out, quoted)
         out.append("}")
     elif kind is list:
         out.append("[")
         for k, item in enumerate(value):
             if k:
                 out.append(",")
-            _emit(item, out)
+            _emit(item, out, quoted)
         out.append("]")
     elif value is None:
         out.append("null")
@@ -423,6 +424,17 @@ def _emit(value, out) -> None:
         out.append("false")
     else:
         out.append(es_number(value))
+
+
+def _quote(u: str, quoted: dict) -> str:
+    """The JSON text of a string, worked out once per canonical text: a verdict repeats the same
+    few strings (its keys, formats and tool names) once per call or rejection."""
+    text = quoted.get(u)
+    if text is None:
+        out = []
+        _emit_string(u, out)
+        text = quoted[u] = "".join(out)
+    return text
 
 
 _SHORT_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}

@@ -480,11 +480,12 @@ export function quotedMask(u) {
 // RFC 8785 (JCS) text of a value.
 export function canonical(value) {
   const out = [];
-  emit(value, out);
+  emit(value, out, new Map());
   return out.join("");
 }
 
-function emit(value, out) {
+// `quoted` holds the JSON text of every string emitted so far (see quote).
+function emit(value, out, quoted) {
   if (value === null) {
     out.push("null");
   } else if (value === true) {
@@ -492,14 +493,14 @@ function emit(value, out) {
   } else if (value === false) {
     out.push("false");
   } else if (typeof value === "string") {
-    emitString(value, out);
+    out.push(quote(value, quoted));
   } else if (typeof value === "number") {
     out.push(formatNumber(value));
   } else if (Array.isArray(value)) {
     out.push("[");
     for (let k = 0; k < value.length; k += 1) {
       if (k) out.push(",");
-      emit(value[k], out);
+      emit(value[k], out, quoted);
     }
     out.push("]");
   } else {
@@ -507,9 +508,9 @@ function emit(value, out) {
     const keys = Object.keys(value).sort();
     for (let k = 0; k < keys.length; k += 1) {
       if (k) out.push(",");
-      emitString(keys[k], out);
+      out.push(quote(keys[k], quoted));
       out.push(":");
-      emit(value[keys[k]], out);
+      emit(value[keys[k]], out, quoted);
     }
     out.push("}");
   }
@@ -688,6 +689,20 @@ const SHORT_ESCAPES = { 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d
 
 function hexUnit(c) {
   return "\\u" + c.toString(16).padStart(4, "0");
+}
+
+// The JSON text of a string, worked out once per canonical text: a verdict repeats the same few
+// strings (its keys, formats and tool names) once per call or rejection, and QuickJS checks a
+// string at about 250 ns a unit.
+function quote(u, quoted) {
+  let text = quoted.get(u);
+  if (text === undefined) {
+    const out = [];
+    emitString(u, out);
+    text = out.join("");
+    quoted.set(u, text);
+  }
+  return text;
 }
 
 // Escape as ECMAScript's well-formed JSON.stringify does: lone surrogates as \uXXXX. Runs of
