@@ -193,19 +193,25 @@ function hex4(u, i, end) {
 }
 
 // Read a string literal at u[i] === '"'. Lone surrogates, escaped or raw, are rejected: they
-// cannot be encoded as UTF-8 and the bridges between engines mangle them differently.
+// cannot be encoded as UTF-8 and the bridges between engines mangle them differently. The text
+// is checked for them only if it holds a surrogate at all, and assembled from parts only if it
+// holds an escape (Python finds both with regular expressions; here each unit is looked at once).
 export function readString(u, i, end) {
   const start = i;
   i += 1;
   const parts = [];
   let run = i;
+  let surrogate = false;
   for (;;) {
     if (i >= end) return [new JsonReject("invalid-json", i), i];
     const c = u.charCodeAt(i);
     if (c === QUOTE) {
-      parts.push(u.slice(run, i));
-      const text = parts.join("");
-      if (!isWellFormed(text)) return [new JsonReject("lone-surrogate", start), i];
+      let text = u.slice(run, i);
+      if (parts.length > 0) {
+        parts.push(text);
+        text = parts.join("");
+      }
+      if (surrogate && !isWellFormed(text)) return [new JsonReject("lone-surrogate", start), i];
       return [text, i + 1];
     }
     if (c < 0x20) return [new JsonReject("invalid-json", i), i];
@@ -216,6 +222,7 @@ export function readString(u, i, end) {
       if (e === 0x75) {
         const unit = hex4(u, i + 2, end);
         if (unit instanceof JsonReject) return [unit, i];
+        if (unit >= 0xd800 && unit <= 0xdfff) surrogate = true;
         parts.push(String.fromCharCode(unit));
         i += 6;
       } else if (hasKey(ESCAPES, e)) {
@@ -227,6 +234,7 @@ export function readString(u, i, end) {
       run = i;
       continue;
     }
+    if (c >= 0xd800 && c <= 0xdfff) surrogate = true;
     i += 1;
   }
 }
