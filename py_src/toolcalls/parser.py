@@ -528,6 +528,11 @@ def own_line(u, start, end):
         i -= 1
     if i > 0 and u[i - 1] != "\n":
         return False
+    return ends_line(u, end)
+
+
+def ends_line(u, end):
+    """True when only JSON whitespace with at most one comma follows u[end] on its line."""
     i = skip_inline_ws(u, end)
     if i < len(u) and ord(u[i]) == jc.COMMA:
         i = skip_inline_ws(u, i + 1)
@@ -572,6 +577,9 @@ def bare_pass(verdict, u):
     no two calls share an arguments object."""
     refusals = {}  # candidate text -> Rejected
     for obj_start, obj_end in jc.scan_objects(u, 0, len(u)):
+        if not verdict.lists_more() and not ends_line(u, obj_end):
+            verdict.count_unlisted(1)  # not on its own line whatever its prefix: only counted
+            continue
         prefix_start = call_prefix_start(u, obj_start)
         start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
         if not own_line(u, start, obj_end):

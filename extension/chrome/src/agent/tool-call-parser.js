@@ -213,9 +213,13 @@ function fileAllOrNothing(verdict, outcomes, fmt) {
   }
 }
 
-// ASCII letters, digits, _ . - : the units of a tool name in `call:NAME{`.
+// ASCII letters, digits, _ . - : the units of a tool name in `call:NAME{`. A table, as Python's
+// is a set: the unit before every bare candidate is looked up in it.
+const CALL_NAME_UNITS = new Uint8Array(128);
+for (const unit of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") CALL_NAME_UNITS[unit.charCodeAt(0)] = 1;
+
 function isCallNameUnit(c) {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+  return c < 128 && CALL_NAME_UNITS[c] === 1;
 }
 
 // Length of the tool name at u[i] in `call:NAME{`.
@@ -525,7 +529,12 @@ function ownLine(u, start, end) {
   let i = start;
   while (i > 0 && isInlineWs(u.charCodeAt(i - 1))) i -= 1;
   if (i > 0 && u.charCodeAt(i - 1) !== LF) return false;
-  i = skipInlineWs(u, end);
+  return endsLine(u, end);
+}
+
+// True when only JSON whitespace with at most one comma follows u[end] on its line.
+function endsLine(u, end) {
+  let i = skipInlineWs(u, end);
   if (i < u.length && u.charCodeAt(i) === COMMA) i = skipInlineWs(u, i + 1);
   return i === u.length || u.charCodeAt(i) === LF;
 }
@@ -569,6 +578,10 @@ function barePass(verdict, u) {
   for (let k = 0; k < objects.length; k += 1) {
     const objStart = objects[k][0];
     const objEnd = objects[k][1];
+    if (!verdict.listsMore() && !endsLine(u, objEnd)) {
+      verdict.countUnlisted(1); // not on its own line whatever its prefix: only counted
+      continue;
+    }
     const prefixStart = callPrefixStart(u, objStart);
     const start = prefixStart !== -1 ? prefixStart : objStart;
     const fmt = prefixStart !== -1 ? "bare-call" : "bare";
