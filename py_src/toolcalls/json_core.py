@@ -372,15 +372,18 @@ def quoted_mask(u: str) -> bytearray:
     """
     strings = []
     objects = scan_objects(u, 0, len(u), strings)
+    objects.append((len(u) + 1, len(u) + 1))  # past every string, so the walk needs no bounds check
     mask = bytearray(len(u))
     k = 0
+    obj_start, obj_end = objects[0]  # the first object that does not end before the string
     for string_start, string_end, closed in strings:
-        while k < len(objects) and objects[k][1] <= string_start:
+        while obj_end <= string_start:
             k += 1
-        in_object = k < len(objects) and objects[k][0] < string_start and string_end <= objects[k][1]
-        level = IN_VALUE if closed and in_object else IN_STRING
+            obj_start, obj_end = objects[k]
         stop = string_end - 1 if closed else string_end
         if stop > string_start + 1:
+            in_object = obj_start < string_start and string_end <= obj_end
+            level = IN_VALUE if closed and in_object else IN_STRING
             mask[string_start + 1 : stop] = bytes((level,)) * (stop - string_start - 1)
     return mask
 

@@ -468,17 +468,25 @@ export const IN_VALUE = 2; // inside a closed string literal of a closed object:
 export function quotedMask(u) {
   const strings = [];
   const objects = scanObjects(u, 0, u.length, strings);
+  objects.push([u.length + 1, u.length + 1]); // past every string, so the walk needs no bounds check
   const mask = new Uint8Array(u.length);
   let k = 0;
+  let objStart = objects[0][0]; // the first object that does not end before the string
+  let objEnd = objects[0][1];
   for (let n = 0; n < strings.length; n += 1) {
     const stringStart = strings[n][0]; // indexed, not destructured: QuickJS destructures slowly
     const stringEnd = strings[n][1];
     const closed = strings[n][2];
-    while (k < objects.length && objects[k][1] <= stringStart) k += 1;
-    const inObject = k < objects.length && objects[k][0] < stringStart && stringEnd <= objects[k][1];
-    const level = closed && inObject ? IN_VALUE : IN_STRING;
+    while (objEnd <= stringStart) {
+      k += 1;
+      objStart = objects[k][0];
+      objEnd = objects[k][1];
+    }
     const stop = closed ? stringEnd - 1 : stringEnd;
-    if (stop > stringStart + 1) mask.fill(level, stringStart + 1, stop);
+    if (stop > stringStart + 1) {
+      const inObject = objStart < stringStart && stringEnd <= objEnd;
+      mask.fill(closed && inObject ? IN_VALUE : IN_STRING, stringStart + 1, stop);
+    }
   }
   return mask;
 }
