@@ -519,16 +519,17 @@ def fence_pass(verdict, text, fences):
 INLINE_WS = " \t\r"  # JSON whitespace other than LF
 
 
-def own_line(u, start, end):
-    """True when u[start:end] is the whole of its line(s): only JSON whitespace before it and
-    only JSON whitespace with at most one comma after it. Scans only the gaps around the
-    candidate, so checking every candidate of a long line stays linear."""
+# The own-line rule: a candidate u[start:end] is the whole of its line(s) when starts_line(u,
+# start) and ends_line(u, end). Only the gaps around it are scanned, never the candidate, so
+# checking every candidate of a long line stays linear.
+
+
+def starts_line(u, start):
+    """True when only JSON whitespace precedes u[start] on its line."""
     i = start
     while i > 0 and u[i - 1] in INLINE_WS:
         i -= 1
-    if i > 0 and u[i - 1] != "\n":
-        return False
-    return ends_line(u, end)
+    return i == 0 or u[i - 1] == "\n"
 
 
 def ends_line(u, end):
@@ -577,12 +578,13 @@ def bare_pass(verdict, u):
     no two calls share an arguments object."""
     refusals = {}  # candidate text -> Rejected
     for obj_start, obj_end in jc.scan_objects(u, 0, len(u)):
-        if not verdict.lists_more() and not ends_line(u, obj_end):
+        ends = ends_line(u, obj_end)
+        if not ends and not verdict.lists_more():
             verdict.count_unlisted(1)  # not on its own line whatever its prefix: only counted
             continue
         prefix_start = call_prefix_start(u, obj_start)
         start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
-        if not own_line(u, start, obj_end):
+        if not (ends and starts_line(u, start)):
             if not verdict.lists_more():  # only counted: no name is shown
                 verdict.count_unlisted(1)
                 continue

@@ -522,14 +522,15 @@ function fencePass(verdict, text, fences) {
   text.commit();
 }
 
-// True when u[start:end] is the whole of its line(s): only JSON whitespace before it and only
-// JSON whitespace with at most one comma after it. Scans only the gaps around the candidate, so
+// The own-line rule: a candidate u[start:end] is the whole of its line(s) when startsLine(u,
+// start) and endsLine(u, end). Only the gaps around it are scanned, never the candidate, so
 // checking every candidate of a long line stays linear.
-function ownLine(u, start, end) {
+
+// True when only JSON whitespace precedes u[start] on its line.
+function startsLine(u, start) {
   let i = start;
   while (i > 0 && isInlineWs(u.charCodeAt(i - 1))) i -= 1;
-  if (i > 0 && u.charCodeAt(i - 1) !== LF) return false;
-  return endsLine(u, end);
+  return i === 0 || u.charCodeAt(i - 1) === LF;
 }
 
 // True when only JSON whitespace with at most one comma follows u[end] on its line.
@@ -578,14 +579,15 @@ function barePass(verdict, u) {
   for (let k = 0; k < objects.length; k += 1) {
     const objStart = objects[k][0];
     const objEnd = objects[k][1];
-    if (!verdict.listsMore() && !endsLine(u, objEnd)) {
+    const ends = endsLine(u, objEnd);
+    if (!ends && !verdict.listsMore()) {
       verdict.countUnlisted(1); // not on its own line whatever its prefix: only counted
       continue;
     }
     const prefixStart = callPrefixStart(u, objStart);
     const start = prefixStart !== -1 ? prefixStart : objStart;
     const fmt = prefixStart !== -1 ? "bare-call" : "bare";
-    if (!ownLine(u, start, objEnd)) {
+    if (!(ends && startsLine(u, start))) {
       if (!verdict.listsMore()) { // only counted: no name is shown
         verdict.countUnlisted(1);
         continue;
