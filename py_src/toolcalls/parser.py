@@ -9,6 +9,7 @@ The passes run in a fixed order over a *masked* copy of the text: each pass blan
 claimed, so later passes cannot see it twice. Masking keeps offsets and line feeds intact.
 """
 
+import re
 from operator import itemgetter
 
 from . import json_core as jc
@@ -532,19 +533,14 @@ def starts_line(u, start):
     return i == 0 or u[i - 1] == "\n"
 
 
+# What may follow a candidate on its line: JSON whitespace other than LF, at most one comma and
+# more such whitespace, then the end of the line. One match, as ends_line runs for every candidate.
+LINE_TAIL = re.compile("[ \t\r]*(?:,[ \t\r]*)?(?:\n|\\Z)")
+
+
 def ends_line(u, end):
     """True when only JSON whitespace with at most one comma follows u[end] on its line."""
-    i = skip_inline_ws(u, end)
-    if i < len(u) and ord(u[i]) == jc.COMMA:
-        i = skip_inline_ws(u, i + 1)
-    return i == len(u) or ord(u[i]) == jc.LF
-
-
-def skip_inline_ws(u, i):
-    """Skip JSON whitespace other than LF: stays on the current line."""
-    while i < len(u) and u[i] in INLINE_WS:
-        i += 1
-    return i
+    return LINE_TAIL.match(u, end) is not None
 
 
 CALL_NAME_UNITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
