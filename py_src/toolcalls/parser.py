@@ -190,18 +190,18 @@ def file_calls(verdict, value, spans, start, end, fmt):
     if not isinstance(value, list):
         verdict.file(fmt, start, end, call_from_value(value, verdict.allowed))
         return
-    outcomes = [(call_from_value(item, verdict.allowed), item_start, item_end) for item, (item_start, item_end) in zip(value, spans)]
-    file_all_or_nothing(verdict, outcomes, fmt)
+    file_all_or_nothing(verdict, [call_from_value(item, verdict.allowed) for item in value], spans, fmt)
 
 
-def file_all_or_nothing(verdict, outcomes, fmt):
-    """File (outcome, start, end) items that run together: if any is refused, the calls among
-    them are refused as sibling-rejected."""
-    refused = any(isinstance(outcome, Rejected) for outcome, _, _ in outcomes)
-    for k, (outcome, item_start, item_end) in enumerate(outcomes):
+def file_all_or_nothing(verdict, outcomes, spans, fmt):
+    """File the outcomes of items that run together, the k-th spanning spans[k]: if any is
+    refused, the calls among them are refused as sibling-rejected."""
+    refused = any(isinstance(outcome, Rejected) for outcome in outcomes)
+    for k, outcome in enumerate(outcomes):
         if refused and not verdict.lists_more():  # the rest are all refused, and only counted
             verdict.count_unlisted(len(outcomes) - k)
             return
+        item_start, item_end = spans[k]
         if refused and not isinstance(outcome, Rejected):
             verdict.reject("sibling-rejected", fmt, item_start, item_end, outcome[0])
         else:
@@ -415,20 +415,23 @@ def tagged_body(verdict, text, tag_start, body_start, body_end, tag_end):
 
 def xml_sequence(verdict, text, start, end):
     """Function elements separated by whitespace, inside one tag: all run or none does."""
-    outcomes = []
+    outcomes, spans = [], []
     i = start
     while i < end:
         if not starts_with_function(text.u, i, end):
-            outcomes.append((Rejected("xml-malformed"), i, end))
+            outcomes.append(Rejected("xml-malformed"))
+            spans.append((i, end))
             break
         close_at = text.find(FUNCTION_CLOSE, i, end, quoted_from=XML_CLOSERS_ALWAYS_COUNT)
         if close_at == -1:
-            outcomes.append((Rejected("unclosed-tag"), i, end))
+            outcomes.append(Rejected("unclosed-tag"))
+            spans.append((i, end))
             break
         stop = close_at + len(FUNCTION_CLOSE)
-        outcomes.append((xml_call(text, i, close_at, verdict.allowed), i, stop))
+        outcomes.append(xml_call(text, i, close_at, verdict.allowed))
+        spans.append((i, stop))
         i = jc.skip_ws(text.u, stop, end)
-    file_all_or_nothing(verdict, outcomes, "xml")
+    file_all_or_nothing(verdict, outcomes, spans, "xml")
 
 
 def tag_attribute(u, i, end, openers, owner=None):

@@ -194,22 +194,23 @@ function fileCalls(verdict, value, spans, start, end, fmt) {
     return;
   }
   const outcomes = [];
-  for (let k = 0; k < value.length; k += 1) outcomes.push([callFromValue(value[k], verdict.allowed), spans[k][0], spans[k][1]]);
-  fileAllOrNothing(verdict, outcomes, fmt);
+  for (let k = 0; k < value.length; k += 1) outcomes.push(callFromValue(value[k], verdict.allowed));
+  fileAllOrNothing(verdict, outcomes, spans, fmt);
 }
 
-// File [outcome, start, end] items that run together: if any is refused, the calls among them
-// are refused as sibling-rejected.
-function fileAllOrNothing(verdict, outcomes, fmt) {
-  const refused = outcomes.some((item) => item[0] instanceof Rejected);
+// File the outcomes of items that run together, the k-th spanning spans[k]: if any is refused,
+// the calls among them are refused as sibling-rejected.
+function fileAllOrNothing(verdict, outcomes, spans, fmt) {
+  let refused = false;
+  for (let k = 0; k < outcomes.length && !refused; k += 1) refused = outcomes[k] instanceof Rejected;
   for (let k = 0; k < outcomes.length; k += 1) {
     if (refused && !verdict.listsMore()) { // the rest are all refused, and only counted
       verdict.countUnlisted(outcomes.length - k);
       return;
     }
-    const outcome = outcomes[k][0]; // indexed, not destructured: QuickJS destructures slowly
-    if (refused && !(outcome instanceof Rejected)) verdict.reject("sibling-rejected", fmt, outcomes[k][1], outcomes[k][2], outcome[0]);
-    else verdict.file(fmt, outcomes[k][1], outcomes[k][2], outcome);
+    const outcome = outcomes[k];
+    if (refused && !(outcome instanceof Rejected)) verdict.reject("sibling-rejected", fmt, spans[k][0], spans[k][1], outcome[0]);
+    else verdict.file(fmt, spans[k][0], spans[k][1], outcome);
   }
 }
 
@@ -430,22 +431,26 @@ function taggedBody(verdict, text, tagStart, bodyStart, bodyEnd, tagEnd) {
 // Function elements separated by whitespace, inside one tag: all run or none does.
 function xmlSequence(verdict, text, start, end) {
   const outcomes = [];
+  const spans = [];
   let i = start;
   while (i < end) {
     if (!startsWithFunction(text.u, i, end)) {
-      outcomes.push([new Rejected("xml-malformed"), i, end]);
+      outcomes.push(new Rejected("xml-malformed"));
+      spans.push([i, end]);
       break;
     }
     const closeAt = text.find(FUNCTION_CLOSE, i, end, XML_CLOSERS_ALWAYS_COUNT);
     if (closeAt === -1) {
-      outcomes.push([new Rejected("unclosed-tag"), i, end]);
+      outcomes.push(new Rejected("unclosed-tag"));
+      spans.push([i, end]);
       break;
     }
     const stop = closeAt + FUNCTION_CLOSE.length;
-    outcomes.push([xmlCall(text, i, closeAt, verdict.allowed), i, stop]);
+    outcomes.push(xmlCall(text, i, closeAt, verdict.allowed));
+    spans.push([i, stop]);
     i = skipWs(text.u, stop, end);
   }
-  fileAllOrNothing(verdict, outcomes, "xml");
+  fileAllOrNothing(verdict, outcomes, spans, "xml");
 }
 
 // Name in `<tag=NAME>` or `<tag name="NAME">` at u[i]: [name, index after '>'] or a Rejected.
