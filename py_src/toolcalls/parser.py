@@ -102,7 +102,7 @@ class Verdict:
             self.accept(outcome[0], outcome[1], fmt, start, end)
 
     def result(self):
-        self.calls.sort(key=lambda call: call["span"])
+        self.calls.sort(key=itemgetter("span"))
         self.rejected.sort(key=itemgetter(0, 1, 2))
         listed = [
             {"format": fmt, "name": name() if callable(name) else name, "reason": reason, "span": [start, end]}
@@ -581,9 +581,12 @@ def bare_pass(verdict, u):
         if not ends and not verdict.lists_more():
             verdict.count_unlisted(1)  # not on its own line whatever its prefix: only counted
             continue
-        prefix_start = call_prefix_start(u, obj_start)
+        starts = starts_line(u, obj_start)  # if so, no call: prefix can stand before it
+        prefix_start = -1 if starts else call_prefix_start(u, obj_start)
+        if prefix_start != -1:
+            starts = starts_line(u, prefix_start)
         start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
-        if not (ends and starts_line(u, start)):
+        if not (ends and starts):
             if not verdict.lists_more():  # only counted: no name is shown
                 verdict.count_unlisted(1)
                 continue

@@ -589,10 +589,12 @@ function barePass(verdict, u) {
       verdict.countUnlisted(1); // not on its own line whatever its prefix: only counted
       continue;
     }
-    const prefixStart = callPrefixStart(u, objStart);
+    let starts = startsLine(u, objStart); // if so, no call: prefix can stand before it
+    const prefixStart = starts ? -1 : callPrefixStart(u, objStart);
+    if (prefixStart !== -1) starts = startsLine(u, prefixStart);
     const start = prefixStart !== -1 ? prefixStart : objStart;
     const fmt = prefixStart !== -1 ? "bare-call" : "bare";
-    if (!(ends && startsLine(u, start))) {
+    if (!(ends && starts)) {
       if (!verdict.listsMore()) { // only counted: no name is shown
         verdict.countUnlisted(1);
         continue;
