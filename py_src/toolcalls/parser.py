@@ -572,9 +572,11 @@ def narrated_name(u, start, end):
 def bare_pass(verdict, u):
     """Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
 
-    The outcome of a candidate depends on its text alone, so a refusal is worked out once per
-    distinct text (a flood of identical objects costs little); calls are validated each time, so
-    no two calls share an arguments object."""
+    The outcome of a candidate on its own line depends on its text alone, so a refusal is worked
+    out once per distinct text (a flood of identical objects costs little); calls are validated
+    each time, so no two calls share an arguments object. Past the listing cap, a candidate that
+    is not on its own line or whose text was refused before is refused whatever the reason, and
+    only counted."""
     refusals = {}  # candidate text -> Rejected
     for obj_start, obj_end in jc.scan_objects(u, 0, len(u)):
         ends = ends_line(u, obj_end)
@@ -586,10 +588,11 @@ def bare_pass(verdict, u):
         if prefix_start != -1:
             starts = starts_line(u, prefix_start)
         start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
-        if not (ends and starts):
-            if not verdict.lists_more():  # only counted: no name is shown
-                verdict.count_unlisted(1)
-                continue
+        own_line = starts and ends
+        if not verdict.lists_more() and (not own_line or u[start:obj_end] in refusals):
+            verdict.count_unlisted(1)  # refused, for whichever reason: only counted
+            continue
+        if not own_line:
             if prefix_start != -1:
                 name = u[prefix_start + len(CALL_PREFIX) : obj_start]
             else:

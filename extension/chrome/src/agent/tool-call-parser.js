@@ -575,9 +575,11 @@ function narratedName(u, start, end) {
 }
 
 // Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
-// The outcome of a candidate depends on its text alone, so a refusal is worked out once per
-// distinct text (a flood of identical objects costs little); calls are validated each time, so
-// no two calls share an arguments object.
+// The outcome of a candidate on its own line depends on its text alone, so a refusal is worked
+// out once per distinct text (a flood of identical objects costs little); calls are validated
+// each time, so no two calls share an arguments object. Past the listing cap, a candidate that is
+// not on its own line or whose text was refused before is refused whatever the reason, and only
+// counted.
 function barePass(verdict, u) {
   const refusals = new Map(); // candidate text -> Rejected
   const objects = scanObjects(u, 0, u.length);
@@ -594,11 +596,12 @@ function barePass(verdict, u) {
     if (prefixStart !== -1) starts = startsLine(u, prefixStart);
     const start = prefixStart !== -1 ? prefixStart : objStart;
     const fmt = prefixStart !== -1 ? "bare-call" : "bare";
-    if (!(ends && starts)) {
-      if (!verdict.listsMore()) { // only counted: no name is shown
-        verdict.countUnlisted(1);
-        continue;
-      }
+    const ownLine = starts && ends;
+    if (!verdict.listsMore() && (!ownLine || refusals.has(u.slice(start, objEnd)))) {
+      verdict.countUnlisted(1); // refused, for whichever reason: only counted
+      continue;
+    }
+    if (!ownLine) {
       const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : () => narratedName(u, objStart, objEnd);
       verdict.reject("not-own-line", fmt, start, objEnd, name);
       continue;
