@@ -400,21 +400,31 @@ def quoted_mask(u: str) -> bytearray:
 def canonical(value) -> str:
     """RFC 8785 (JCS) text of a value whose strings are unit strings; returns a unit string."""
     out = []
-    _emit(value, out, {})
+    _emit(value, out, _QuotedStrings())
     return "".join(out)
 
 
+class _QuotedStrings(dict):
+    """String -> its JSON text, worked out on first use, once per canonical text: a verdict
+    repeats the same few strings (its keys, formats and tool names) once per call or rejection."""
+
+    def __missing__(self, u: str) -> str:
+        out = []
+        _emit_string(u, out)
+        text = self[u] = "".join(out)
+        return text
+
+
 def _emit(value, out, quoted) -> None:
-    """`quoted` holds the JSON text of every string emitted so far (see _quote)."""
     kind = type(value)  # exact types: a bool is not an int here
     if kind is str:
-        out.append(_quote(value, quoted))
+        out.append(quoted[value])
     elif kind is dict:
         out.append("{")
         for k, key in enumerate(sorted(value)):
             if k:
                 out.append(",")
-            out.append(_quote(key, quoted))
+            out.append(quoted[key])
             out.append(":")
             _emit(value[key], out, quoted)
         out.append("}")
@@ -433,17 +443,6 @@ def _emit(value, out, quoted) -> None:
         out.append("false")
     else:
         out.append(es_number(value))
-
-
-def _quote(u: str, quoted: dict) -> str:
-    """The JSON text of a string, worked out once per canonical text: a verdict repeats the same
-    few strings (its keys, formats and tool names) once per call or rejection."""
-    text = quoted.get(u)
-    if text is None:
-        out = []
-        _emit_string(u, out)
-        text = quoted[u] = "".join(out)
-    return text
 
 
 _SHORT_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
