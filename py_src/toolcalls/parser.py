@@ -153,7 +153,7 @@ def call_from_value(value, allowed):
     if "arguments" in value and "parameters" in value:
         return Rejected("ambiguous-arguments", name)
     key = "arguments" if "arguments" in value else "parameters"
-    arguments = decode_arguments(value.get(key, {}), name)
+    arguments = decode_arguments(value[key] if key in value else {}, name)
     return arguments if isinstance(arguments, Rejected) else (name, arguments)
 
 
