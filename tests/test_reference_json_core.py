@@ -473,6 +473,13 @@ def test_canonical_string_escaping(raw, expected):
     assert jc.from_units(out) == expected
 
 
+def test_canonical_repeated_strings_keep_their_own_escaping():
+    # Each distinct string's JSON text is worked out once per canonical text and then reused: as a
+    # key and as a value, plain or escaped, and a string that differs only in an escaped unit.
+    value = {"a\n": ["a\n", "a\n", "a", "a\r"], "a": {"a\n": "a"}, "\ud800": "\ud800"}
+    assert jc.canonical(value) == '{"a":{"a\\n":"a"},"a\\n":["a\\n","a\\n","a","a\\r"],"\\ud800":"\\ud800"}'
+
+
 def test_canonical_output_round_trips_through_json_loads():
     doc = '{"z":[1,2.5,-3e-7,"\\u0001\\u2028"],"a":{"\\ue000":1,"😀":2}}'
     text = canon(doc)
@@ -493,6 +500,14 @@ def test_scan_finds_top_level_objects_in_order():
 
 def test_scan_nested_objects_are_not_candidates():
     assert scan('{"a":{"b":{}}}') == [(0, 14)]
+
+
+def test_scan_drops_the_children_of_a_closing_object_and_keeps_earlier_promoted_ones():
+    # Objects closed inside braces that never close are promoted; the ones nested in an object
+    # that does close are not, however deep, and whichever brace level they closed at.
+    assert scan('{ {a} { {b} {c} } \n') == [(2, 5), (6, 17)]
+    assert scan('{ {a} {"x\n{b}') == [(2, 5), (10, 13)]
+    assert scan('{{}{{}}}{}') == [(0, 8), (8, 10)]
 
 
 def test_scan_is_string_and_escape_aware():

@@ -930,6 +930,43 @@ def test_a_batch_past_the_cap_counts_its_refusal():
     assert verdict["rejected_omitted"] == 7  # 6 more siblings and the not-allowed element
 
 
+# Past the cap a refusal is only counted, so the parser skips working out its reason or name; a
+# candidate that may be a call is still validated.
+
+
+def test_past_the_cap_a_call_syntax_line_still_runs():
+    verdict = parse("{}" * 70 + "\ncall:click{}")
+    assert [(call["name"], call["format"]) for call in verdict["calls"]] == [("click", "bare-call")]
+    assert verdict["rejected_omitted"] == 6
+
+
+def test_past_the_cap_a_refused_object_with_a_call_prefix_is_another_candidate():
+    verdict = parse("\n".join(["{}"] * 70 + ["call:click{}"]))
+    assert [(call["name"], call["format"]) for call in verdict["calls"]] == [("click", "bare-call")]
+    assert verdict["rejected_omitted"] == 6
+
+
+def test_past_the_cap_a_narrated_call_written_on_its_own_line_runs():
+    # Refused 70 times for where it stood, not for its text.
+    verdict = parse("\n".join(["x " + SIMPLE] * 70 + [SIMPLE]))
+    assert [call["span"] for call in verdict["calls"]] == [[70 * (len(SIMPLE) + 3), 70 * (len(SIMPLE) + 3) + len(SIMPLE)]]
+    assert verdict["rejected_omitted"] == 6
+
+
+def test_past_the_cap_refusals_of_every_kind_are_counted():
+    text = "\n".join(["{}"] * 70 + ["x{}", "{} x", "call:nope{}", "call:nope{}", "x call:click{}", SIMPLE, "{}x{}"])
+    verdict = parse(text)
+    assert [call["name"] for call in verdict["calls"]] == ["click"]
+    assert verdict["rejected_omitted"] == 6 + 5 + 2
+
+
+def test_a_batch_refused_first_lists_63_siblings_and_counts_the_rest():
+    batch = "[" + ",".join(['{"name":"delete_all"}'] + ['{"name":"click"}'] * 70) + "]"
+    verdict = parse(batch)
+    assert [item["reason"] for item in verdict["rejected"]] == ["not-allowed"] + ["sibling-rejected"] * 63
+    assert verdict["rejected_omitted"] == 7
+
+
 def test_error_verdicts_count_nothing():
     assert parse_tool_calls("{}" * 5001, ALLOWED) == {"calls": [], "error": "too-long", "rejected": [], "rejected_omitted": 0}
 

@@ -96,7 +96,7 @@ def strict_or_none(text):
 REFUSAL_PIECES = [
     "{}", '{"name":"nope"}', '{"name":"click"}', "call:click{}", "call:x{", "<tool_call>x</tool_call>",
     "<tool_call>[{},1]</tool_call>", "<tool_call>", "<function=nope></function>", "<function=",
-    "```json\n[{},2]\n```", "```\n{}\n```", "[{}]", " ", "\n", "x ", ",",
+    "```json\n[{},2]\n```", "```\n{}\n```", "[{}]", " ", "\n", "x ", ",", "x", "call:nope{}",
 ]
 MANY_REFUSALS = st.tuples(st.sampled_from(["", "\n", " "]), st.lists(st.sampled_from(REFUSAL_PIECES), max_size=30)).map(
     lambda parts: parts[0].join(parts[1]))
