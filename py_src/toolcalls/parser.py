@@ -88,7 +88,7 @@ class Verdict:
 
     def reject(self, reason, fmt, start, end, name=None):
         """`name` may be a function that works the name out: only listed rejections call it."""
-        if self.filed_in_pass >= MAX_LISTED_REJECTIONS:
+        if not self.lists_more():
             self.unlisted += 1
             return
         self.filed_in_pass += 1

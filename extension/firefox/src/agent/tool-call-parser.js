@@ -90,7 +90,7 @@ class Verdict {
 
   // `name` may be a function that works the name out: only listed rejections call it.
   reject(reason, fmt, start, end, name = null) {
-    if (this.filedInPass >= MAX_LISTED_REJECTIONS) {
+    if (!this.listsMore()) {
       this.unlisted += 1;
       return;
     }
