@@ -11,6 +11,7 @@ import math
 import random
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -418,6 +419,36 @@ def test_es_number(value, expected):
 
 def test_canonical_numbers_from_parsed_text():
     assert canon("[1.0, -0.0, -0, 1E2, 0.1e1, 1e21, 1e-7, 5e-324]") == "[1,0,0,100,1,1e+21,1e-7,5e-324]"
+
+
+def read_one_by_one(units):
+    """parse_strict with the C-speed number runs turned off: each item read by read_value."""
+    with mock.patch.object(jc, "_read_number_run", lambda u, i, end: None):
+        return jc.parse_strict(units, 0, len(units))
+
+
+NUMBER_RUNS = [
+    "[1,2, 3 ,\t4\n,\r5]", "[1.5,-2.5e-3,0.0,-0.0,-0,0,1E+2,1e-2]", "[1,2.5,3,4.5,5]",
+    "[999999999999999,-999999999999999,1]",  # 15 digits: in a run
+    "[9007199254740991,-9007199254740991,1]",  # 16 digits: read one by one
+    "[1,2,9007199254740992,3]", "[1,2,10000000000000000,3]", "[1,2,-9007199254740992]",
+    "[1.5,2.5,1e400,3.5]", "[1,-1e999,2]", "[1e308,1.7976931348623158e308,2]",
+    "[1.5,2.5e,3]", "[1,2.,3]", "[1,2.5.5,3]", "[1,01,2]", "[1,-,2]", "[1,2 3]", "[1,2,]", "[1,,2]",
+    "[1,2", "[1,2,", "[1.5,2.5]x", "[0.1,0.2,{},0.3]", '[1,"a",2]', "[[1,2],[3.5,4.5]]",
+    "[12345678901234567890.5,1]", "[1e-400,-1e-400,5e-324]", "[" + "1," * 500 + "2]",
+]
+
+
+@pytest.mark.parametrize("text", NUMBER_RUNS, ids=[t[:30] for t in NUMBER_RUNS])
+def test_number_runs_read_as_one_by_one(text):
+    """A run of number items read at once gives exactly what reading them one by one gives: the
+    same values of the same types (int or float, -0.0), or the same refusal at the same place."""
+    units = jc.to_units(text)
+    fast, slow = jc.parse_strict(units, 0, len(units)), read_one_by_one(units)
+    if isinstance(slow, JsonReject):
+        assert (fast.reason, fast.at) == (slow.reason, slow.at)
+    else:
+        assert json.dumps(fast) == json.dumps(slow)  # also tells 1 from 1.0 and 0.0 from -0.0
 
 
 # ---------------------------------------------------------------- canonical serializer (RFC 8785)

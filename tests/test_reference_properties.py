@@ -120,6 +120,31 @@ def test_capped_rejections_are_the_first_of_the_full_list(text, cap):
     assert capped["rejected_omitted"] == len(full["rejected"]) - len(capped["rejected"])
 
 
+NUMBER_LITERAL = st.one_of(
+    st.integers(min_value=-(10**17), max_value=10**17).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr).map(lambda t: t.replace("inf", "1e999")),
+    st.integers(min_value=2**53 - 3, max_value=10**16).map(str),  # 16 digits, safe or not
+    st.sampled_from(["1e400", "-0", "-0.0", "1E+2", "0.5e-3", "1.", "01", "1e", "-", "2.5.5", "x"]),
+)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(NUMBER_LITERAL, st.sampled_from([",", ", ", " ,\t", ",\n", " "])), max_size=12),
+       st.sampled_from(["]", "", ",]", "]x"]))
+@example([("1", ","), ("9007199254740992", ","), ("2", ",")], "]")
+def test_number_runs_read_as_one_by_one(items, close):
+    """Arrays of number literals (and near-literals) read the same with and without the runs."""
+    text = "[" + "".join(literal + separator for literal, separator in items)[:-1] + close
+    units = jc.to_units(text)
+    fast = jc.parse_strict(units, 0, len(units))
+    with mock.patch.object(jc, "_read_number_run", lambda u, i, end: None):
+        slow = jc.parse_strict(units, 0, len(units))
+    if isinstance(slow, jc.JsonReject):
+        assert (fast.reason, fast.at) == (slow.reason, slow.at)
+    else:
+        assert json.dumps(fast) == json.dumps(slow)
+
+
 # ================================================================ ECMAScript numbers
 
 

@@ -8,10 +8,13 @@ lone surrogates, non-finite numbers, safe integers, depth) and the exact actions
 """
 
 import json
+import re
+from unittest import mock
 
 import pytest
 
 from toolcalls import json_core as jc
+from toolcalls import repair
 from toolcalls import repair_arguments, repair_arguments_canonical
 
 VERDICT_KEYS = {"actions", "arguments", "reason", "status"}
@@ -574,3 +577,28 @@ def test_same_input_same_canonical_bytes():
 def test_control_characters_in_arguments_are_escaped_in_canonical_form():
     text = repair_arguments_canonical('{"s":"\\u001f\\u2028\\/"}')
     assert text == '{"actions":[],"arguments":{"s":"\\u001f\u2028/"},"reason":null,"status":"valid"}'
+
+
+def plan_outcome(raw):
+    units = jc.to_units(raw)
+    try:
+        return repair.plan_repair(units)
+    except repair.RepairRejected as error:
+        return error.reason
+
+
+VALUE_LISTS = [
+    '{"a":[1,2,3]', '{"a":[1, 2 ,3],"b":[4,5,]}', '{"a":[1,2,3,', '{"a":[1,2,3,]}', '{"a":[1,2,3,],', '{"a":[{},[],{ },[\t]]',
+    '{"a":[{},{},]}', '{"a":[{},{"b":1},{}]', '{"a":[1,"x",2,"y"', '{"a":1,"b":2,"c":3,}', '{"a":[1,2]]]}}', '{"a":[1,2}',
+    '{"a":[true,null,junk,1e5', '{"a":[1,2:3]}', '{"a":' + "[" * 63 + '1,{},"x', '{"a":' + "[" * 62 + '1,{},"x',
+    '{"a":' + "[" * 63 + "1,[]" + "]" * 63 + "}", "1,2,{}", "[1,2],{}",
+]
+
+
+@pytest.mark.parametrize("raw", VALUE_LISTS, ids=[r[:30] for r in VALUE_LISTS])
+def test_value_lists_plan_as_unit_by_unit(raw):
+    """Jumping over ", value" pairs at once plans exactly what stepping through them does: the
+    same actions, or the same refusal (too-deep at depth 64 included)."""
+    fast = plan_outcome(raw)
+    with mock.patch.object(repair, "_MORE_VALUES", re.compile("")):
+        assert plan_outcome(raw) == fast

@@ -34,11 +34,18 @@ def tail_is_closers(u, i):
 
 
 # Runs the planning pass jumps over at C speed (classes only): plain units inside a string,
-# whitespace, and units that make up a value (digits, letters, junk). The JS twin steps unit by
-# unit; the decisions are the same.
+# whitespace, units that make up a value (digits, letters, junk), and a list of values. The JS
+# twin steps unit by unit; the decisions are the same.
 _STRING_PLAIN = re.compile(r'[^"\\]+')
 _WS_RUN = re.compile(r"[ \t\n\r]+")
 _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
+# After a value: every following ", value" whose value is a run of value units or an empty object
+# or array ("{}", "[ ]"). Stepping through one leaves the state as it was: last is "value" again,
+# the stack is unchanged, no action is added (comma_at and comma_after_value change, but they are
+# read only while last is "comma"). An empty container is pushed for a moment, so this needs the
+# stack below MAX_DEPTH. Possessive quantifiers (*+): nothing to give back, and no backtracking
+# records kept for the regex engine.
+_MORE_VALUES = re.compile(r'(?:[ \t\n\r]*+,[ \t\n\r]*+(?:[^"{}\[\],: \t\n\r]++|\{[ \t\n\r]*+\}|\[[ \t\n\r]*+\]))*+')
 
 
 def plan_repair(u):
@@ -89,6 +96,8 @@ def plan_repair(u):
                 actions.append({"at": comma_at, "op": "delete", "text": ","})
             stack.pop()
             last = "value"
+            i = _MORE_VALUES.match(u, i + 1).end()
+            continue
         elif c == jc.COMMA:
             comma_after_value = last == "value"
             comma_at = i
@@ -98,6 +107,8 @@ def plan_repair(u):
         else:
             last = "value"
             i = _VALUE_RUN.match(u, i).end()
+            if len(stack) < jc.MAX_DEPTH:
+                i = _MORE_VALUES.match(u, i).end()
             continue
         i += 1
     if in_string:
