@@ -417,6 +417,24 @@ def test_es_number(value, expected):
     assert jc.es_number(value) == expected
 
 
+def test_repr_is_taken_as_is_only_where_it_is_ecmascript_layout():
+    """es_number keeps repr's text unless a mark says its layout differs; laying every number out
+    again must agree, and so must es_numbers on the same numbers joined."""
+    doubles = _numbers.random_doubles(random.Random(12), 20000)
+    doubles += [5.0, -0.0, 0.0, 100.0, 1e-5, 1.5e-5, 1e-6, 1e-7, 1.5e-9, 1e-10, 1e15, 1e16, 1e20, 1e21, 1e-4]
+    assert [jc.es_number(x) for x in doubles] == [jc._es_layout(x) for x in doubles]
+    for k in range(0, len(doubles), 7):
+        group = doubles[k : k + 7] + [k, -k]
+        assert jc.es_numbers(group) == ",".join(map(jc.es_number, group))
+
+
+def test_canonical_lists_of_numbers():
+    assert canon("[5.0, 1e-5, 1e-7, 1e16, 1e20, 1e21, -0.0, 100, 1.5, 0.000123]") == (
+        "[5,0.00001,1e-7,10000000000000000,100000000000000000000,1e+21,0,100,1.5,0.000123]")
+    assert canon("[1, 2.5, true, null, 3]") == "[1,2.5,true,null,3]"  # not only numbers
+    assert canon('{"a":[{},{ },[]],"b":{}}') == '{"a":[{},{},[]],"b":{}}'
+
+
 def test_canonical_numbers_from_parsed_text():
     assert canon("[1.0, -0.0, -0, 1E2, 0.1e1, 1e21, 1e-7, 5e-324]") == "[1,0,0,100,1,1e+21,1e-7,5e-324]"
 

@@ -450,11 +450,17 @@ class _QuotedStrings(dict):
         return text
 
 
+_NUMBER_TYPES = {int, float}
+
+
 def _emit(value, out, quoted) -> None:
     kind = type(value)  # exact types: a bool is not an int here
     if kind is str:
         out.append(quoted[value])
     elif kind is dict:
+        if not value:
+            out.append("{}")
+            return
         out.append("{")
         for k, key in enumerate(sorted(value)):
             if k:
@@ -464,6 +470,9 @@ def _emit(value, out, quoted) -> None:
             _emit(value[key], out, quoted)
         out.append("}")
     elif kind is list:
+        if value and set(map(type, value)) <= _NUMBER_TYPES:  # a list of numbers: one C-speed pass
+            out.append("[" + es_numbers(value) + "]")
+            return
         out.append("[")
         for k, item in enumerate(value):
             if k:
@@ -508,18 +517,42 @@ def _emit_string(u: str, out) -> None:
     out.append('"')
 
 
+# repr() of a finite number is already ECMAScript's Number::toString (for a float both are the
+# shortest digits that round-trip, the nearest to x of them) except in three layouts: repr writes
+# an integral float with ".0" ("5.0", "-0.0"; ECMAScript "5", "0"), and it switches to exponents
+# below 1e-4 and from 1e16 with at least two exponent digits, where ECMAScript is positional from
+# 1e-6 to below 1e21 and pads nothing ("1e-05", "1e-07", "1e+16"; ECMAScript "0.00001", "1e-7",
+# "10000000000000000"). These find the mark of each such layout in repr text, at most one in each
+# number's text; _es_layout is right for every number, a mark only says where repr is not. Three
+# searches, each for its own first unit, are several times faster than one for any of them.
+_REPR_MARKS = (re.compile(r"\.0(?![0-9])"), re.compile(r"e-0[5-9]"), re.compile(r"e\+(?:1[6-9]|20)(?![0-9])"))
+
+
 def es_number(x) -> str:
     """ECMAScript Number::toString for a finite number (what JCS prescribes)."""
-    if isinstance(x, int):
-        return str(x)
+    text = repr(x)
+    return _es_layout(x) if any(mark.search(text) for mark in _REPR_MARKS) else text
+
+
+def es_numbers(values) -> str:
+    """es_number of each of a list of finite numbers, comma-joined: repr and the search for marks
+    at C speed, and only the marked numbers laid out again."""
+    text = ",".join(map(repr, values))
+    parts, done = [], 0
+    for at in sorted(found.start() for mark in _REPR_MARKS for found in mark.finditer(text)):
+        start = text.rfind(",", 0, at) + 1  # the marked number's text
+        end = text.find(",", at)
+        end = len(text) if end == -1 else end
+        parts += (text[done:start], _es_layout(float(text[start:end])))
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def _es_layout(x: float) -> str:
+    """ECMAScript's layout of the digits repr finds for x."""
     if x == 0:
         return "0"
-    text = repr(x)
-    mantissa, marker, power = text.partition("e")
-    if not marker:  # repr is positional for 1e-4 <= |x| < 1e16, where ECMAScript is too
-        return text[:-2] if text.endswith(".0") else text
-    if int(power) <= -7 or int(power) >= 21:  # exponential in both; ECMAScript writes no zero padding
-        return mantissa + ("e-" if power[0] == "-" else "e+") + str(abs(int(power)))
     sign = "-" if x < 0 else ""
     mantissa, _, exp = repr(abs(x)).partition("e")
     whole, _, frac = mantissa.partition(".")
