@@ -286,14 +286,14 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 # fraction or an exponent, read by float(), or integers of at most 15 digits, read by int() and
 # always safe integers (below 10^15 < 2^53). Any other item ends a run and read_value reads it, as
 # it reads the last item, which no comma follows. A literal matched here is followed by whitespace
-# and a comma, so it is all of what read_number would read there. Possessive quantifiers (*+, ++)
-# give nothing back, which changes no match here and spares the regex engine its backtracking
-# records.
+# and a comma, so it is all of what read_number would read there, and in a matched run the
+# literals are simply what lies between the separators. Possessive quantifiers (*+, ++) give
+# nothing back, which changes no match here and spares the regex engine its backtracking records.
 _FRACTIONAL = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][+-]?[0-9]++)?+|[eE][+-]?[0-9]++)"
 _INTEGER = r"-?(?:0|[1-9][0-9]{0,14}+)"
-_FRACTIONAL_LITERAL, _INTEGER_LITERAL = re.compile(_FRACTIONAL), re.compile(_INTEGER)
 _FRACTIONAL_RUN = re.compile(rf"(?:{_FRACTIONAL}[ \t\n\r]*+,[ \t\n\r]*+)++")
 _INTEGER_RUN = re.compile(rf"(?:{_INTEGER}[ \t\n\r]*+,[ \t\n\r]*+)++")
+_RUN_LITERAL = re.compile("[^ \t\n\r,]++")
 
 
 def _read_number_run(u: str, i: int, end: int):
@@ -301,11 +301,11 @@ def _read_number_run(u: str, i: int, end: int):
     them; None if there is none, or if one is out of range (read_value then refuses it)."""
     run = _FRACTIONAL_RUN.match(u, i, end)
     if run is not None:
-        values = list(map(float, _FRACTIONAL_LITERAL.findall(u, i, run.end())))
+        values = list(map(float, _RUN_LITERAL.findall(u, i, run.end())))
         return None if any(map(math.isinf, values)) else (values, run.end())
     run = _INTEGER_RUN.match(u, i, end)
     if run is not None:
-        return list(map(int, _INTEGER_LITERAL.findall(u, i, run.end()))), run.end()
+        return list(map(int, _RUN_LITERAL.findall(u, i, run.end()))), run.end()
     return None
 
 
