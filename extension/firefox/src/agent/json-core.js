@@ -282,9 +282,11 @@ export function readNumber(u, i, end) {
 
 // ---------------------------------------------------------------- decimal literal to double
 
-// The engine's Number(string) is trusted only up to this many significant digits. ECMAScript
-// requires correct rounding up to 20; QuickJS-ng 0.17 misrounds near-midpoint literals from
-// about 39 (benchmarks/differential_numbers.py checks every engine).
+// The engine's own conversion of a decimal literal is trusted only up to this many significant
+// digits. ECMAScript requires correct rounding up to 20; QuickJS-ng 0.17 misrounds near-midpoint
+// literals from about 39 (benchmarks/differential_numbers.py checks every engine). The conversion
+// used is parseFloat: for a whole literal it is Number's (both are ECMAScript's
+// StringNumericValue), and about twice as fast in V8.
 const TRUSTED_DIGITS = 19;
 // A midpoint between two doubles has at most 768 significant decimal digits, so the first 800
 // digits of a literal plus a sticky nonzero digit for the rest compare with every midpoint
@@ -304,7 +306,7 @@ function literalToDouble(literal) {
     while (isDigit(literal, fracEnd, literal.length)) fracEnd += 1;
   }
   const fraction = fracEnd > intEnd ? fracEnd - intEnd - 1 : 0;
-  if (intEnd - k + fraction <= TRUSTED_DIGITS) return Number(literal); // at most 19 digits in all
+  if (intEnd - k + fraction <= TRUSTED_DIGITS) return parseFloat(literal); // at most 19 digits in all
   const mantissa = literal.slice(k, intEnd) + literal.slice(intEnd + 1, fracEnd);
   let exponent = 0;
   if (fracEnd < literal.length) {
@@ -325,7 +327,7 @@ function literalToDouble(literal) {
   let magnitude;
   if (digits.length === 0 || point <= -324) magnitude = 0; // below half the smallest double
   else if (point > 309) magnitude = Infinity; // 10^309 is past the largest double
-  else if (digits.length <= TRUSTED_DIGITS) magnitude = Number(digits + "e" + exponent);
+  else if (digits.length <= TRUSTED_DIGITS) magnitude = parseFloat(digits + "e" + exponent);
   else magnitude = nearestDouble(digits, exponent);
   return negative ? -magnitude : magnitude;
 }
@@ -342,8 +344,8 @@ function nearestDouble(digits, exponent) {
   }
   const head = digits.slice(0, TRUSTED_DIGITS);
   const headExponent = exponent + digits.length - TRUSTED_DIGITS;
-  let x = Number(head + "e" + headExponent);
-  const top = Number(increment(head) + "e" + headExponent);
+  let x = parseFloat(head + "e" + headExponent);
+  const top = parseFloat(increment(head) + "e" + headExponent);
   if (x === top) return x;
   const value = BigInt(digits);
   while (x < top && !roundsDown(value, exponent, x)) x = nextUp(x);
@@ -534,11 +536,14 @@ function emit(value, out, quoted) {
 
 // ECMAScript Number::toString for a finite number, computed here rather than by the engine:
 // QuickJS-ng prints 17 digits where 16 round-trip (String(2 ** -24) gives
-// "5.9604644775390625e-8", V8 "5.960464477539063e-8"), and the contract is bytes.
+// "5.9604644775390625e-8", V8 "5.960464477539063e-8"), and the contract is bytes. Three searches
+// for the digits, each trying the next only where it cannot decide: the nearest decimals of 15,
+// 16 and 17 digits (two conversions for most doubles), the round-trip search, the exact one.
 export function formatNumber(x) {
   if (x === 0) return "0";
   if (Number.isSafeInteger(x)) return String(x);
-  const [digits, n] = shortestByRoundTrip(Math.abs(x)) ?? shortestDigits(Math.abs(x));
+  const a = Math.abs(x);
+  const [digits, n] = shortestOfNearest(a) ?? shortestByRoundTrip(a) ?? shortestDigits(a);
   const k = digits.length;
   let body;
   if (k <= n && n <= 21) body = digits + "0".repeat(n - k);
@@ -550,6 +555,52 @@ export function formatNumber(x) {
     body = head + "e" + (e >= 0 ? "+" : "-") + String(Math.abs(e));
   }
   return (x < 0 ? "-" : "") + body;
+}
+
+const MIN_NORMAL = 2.2250738585072014e-308; // 2^-1022
+
+// The digits of a normal double x > 0 that is not a power of two, as [digits, n] below, from the
+// nearest decimals of 16 and then 15 or 17 significant digits (x.toExponential(k - 1), which
+// ECMAScript defines as the nearest, breaking a tie upwards), checked by round trips. x's rounding
+// interval (the reals that read back as x) is then symmetric about x, so when any decimal of k
+// digits reads back, the nearest one of k digits does. Two decimals of at most 15 significant
+// digits never read back as the same normal double (their relative spacing, above 1e-15, exceeds
+// the interval's relative width, at most 2^-52). So if the nearest 15-digit decimal reads back it
+// is the only decimal of 15 digits or fewer that does, and it is the answer without its trailing
+// zeros. Otherwise the answer has 16 digits if the nearest 16-digit decimal reads back, else 17.
+// null for a subnormal or a power of two (asymmetric interval), for a 16- or 17-digit decimal that
+// may be the upper of two equally near (ECMAScript takes the even one), and if a conversion
+// misbehaves: then shortestByRoundTrip decides.
+function shortestOfNearest(x) {
+  if (x < MIN_NORMAL || isPowerOfTwo(x)) return null;
+  let text = x.toExponential(15);
+  if (parseFloat(text) === x) {
+    const shorter = x.toExponential(14);
+    if (parseFloat(shorter) === x) {
+      const e = shorter.indexOf("e");
+      let end = e;
+      while (shorter.charCodeAt(end - 1) === 0x30) end -= 1; // trailing zeros; "5.000e-1" keeps "5."
+      return [shorter[0] + shorter.slice(2, end), Number(shorter.slice(e + 1)) + 1];
+    }
+  } else {
+    text = x.toExponential(16);
+    if (parseFloat(text) !== x) return null;
+  }
+  const e = text.indexOf("e");
+  const n = Number(text.slice(e + 1)) + 1;
+  // A tie needs x = (2c - 1) * 10^exponent / 2 exactly, c the upper decimal's digits and exponent
+  // its last digit's place: then -24 <= exponent <= -1, c ends in 3 or 8 (only an odd c, ending
+  // in 3, is the wrong one; see nearestReadingBack), and x * 2^(1 - exponent) is an integer, so
+  // x * 2^25 is one too (an exact product).
+  const exponent = n - (e - 1);
+  if (text.charCodeAt(e - 1) === 0x33 && exponent >= -24 && exponent <= -1 && Number.isInteger(x * 33554432)) return null;
+  return [text[0] + text.slice(2, e), n];
+}
+
+// True when x (finite, > 0) is a power of two: its stored significand bits are all zero.
+function isPowerOfTwo(x) {
+  SCRATCH.setFloat64(0, x);
+  return SCRATCH.getUint32(4) === 0 && (SCRATCH.getUint32(0) & 0xfffff) === 0;
 }
 
 // The fewest decimal digits that read back as x (x > 0, finite), nearest to x, ties to even:
@@ -594,7 +645,7 @@ function nearestReadingBack(x, k) {
   const e = text.indexOf("e");
   const c = k === 1 ? text.slice(0, 1) : text.slice(0, 1) + text.slice(2, e);
   const exponent = Number(text.slice(e + 1)) - k + 1;
-  const value = Number(c + "e" + exponent);
+  const value = parseFloat(c + "e" + exponent);
   if (value !== x) {
     const other = value < x ? increment(c) : decrement(c);
     return readsBack(other, exponent, x) ? normalized(other, exponent) : null;
@@ -610,7 +661,7 @@ function nearestReadingBack(x, k) {
 }
 
 function readsBack(digits, exponent, x) {
-  return Number(digits + "e" + exponent) === x;
+  return parseFloat(digits + "e" + exponent) === x;
 }
 
 // [digits, exponent] for digits * 10^exponent without trailing zeros.
