@@ -353,23 +353,28 @@ function nearestDouble(digits, exponent) {
 }
 
 // True when value * 10^exponent rounds to x rather than to the next double up (x finite, > 0):
-// it lies below their midpoint, or on it and x's significand is even.
+// it lies below their midpoint (2f + 1) * 2^(e-1), or on it and x's significand is even. As
+// 10^exponent = 5^exponent * 2^exponent, the comparison multiplies one side by a power of five
+// and shifts one side once: smaller numbers, and fewer of them, than with a power of ten.
 function roundsDown(value, exponent, x) {
   const [f, e] = doubleParts(x);
   let left = value;
-  let right = 2n * f + 1n; // the midpoint is (2f + 1) * 2^(e-1)
-  if (exponent >= 0) left *= powerOfTen(exponent);
-  else right *= powerOfTen(-exponent);
-  if (e - 1 >= 0) right <<= BigInt(e - 1);
-  else left <<= BigInt(1 - e);
-  return left < right || (left === right && f % 2n === 0n);
+  let right = (f << 1n) | 1n;
+  if (exponent >= 0) left *= powerOfFive(exponent);
+  else right *= powerOfFive(-exponent);
+  const shift = e - 1 - exponent; // the power of two on the right, over the left's
+  if (shift >= 0) right <<= BigInt(shift);
+  else left <<= BigInt(-shift);
+  return left < right || (left === right && (f & 1n) === 0n);
 }
 
 const SCRATCH = new DataView(new ArrayBuffer(8));
 
-// 10^n as a BigInt (n >= 0), remembered: the exact paths use the same few hundred powers again
-// and again. Exponents are bounded (|n| < 1,200 for any literal or double), and so is the cache.
+// 10^n and 5^n as BigInts (n >= 0), remembered: the exact paths use the same few hundred powers
+// again and again. Exponents are bounded (|n| < 1,200 for any literal or double), and so are the
+// caches.
 const POWERS_OF_TEN = new Map();
+const POWERS_OF_FIVE = new Map();
 
 function powerOfTen(n) {
   let power = POWERS_OF_TEN.get(n);
@@ -380,13 +385,21 @@ function powerOfTen(n) {
   return power;
 }
 
+function powerOfFive(n) {
+  let power = POWERS_OF_FIVE.get(n);
+  if (power === undefined) {
+    power = 5n ** BigInt(n);
+    POWERS_OF_FIVE.set(n, power);
+  }
+  return power;
+}
+
 // [f, e] with x = f * 2^e exactly: f a BigInt below 2^53, e >= -1074 (x finite, > 0).
 function doubleParts(x) {
   SCRATCH.setFloat64(0, x);
-  const high32 = SCRATCH.getUint32(0);
-  const biased = (high32 >>> 20) & 0x7ff;
-  const f = (BigInt(high32 & 0xfffff) << 32n) | BigInt(SCRATCH.getUint32(4));
-  return biased === 0 ? [f, -1074] : [f + (1n << 52n), biased - 1075];
+  const biased = (SCRATCH.getUint32(0) >>> 20) & 0x7ff;
+  const f = SCRATCH.getBigUint64(0) & 0xfffffffffffffn; // the 52 stored bits
+  return biased === 0 ? [f, -1074] : [f | 0x10000000000000n, biased - 1075];
 }
 
 // The next double up from x (x finite, >= 0): the next bit pattern; after the largest, Infinity.
