@@ -69,8 +69,10 @@ JSON_WS = " \t\n\r"
 
 
 def skip_ws(u: str, i: int, end: int) -> int:
-    if i < end and u[i] in JSON_WS:  # most calls find none: no regex call for them
-        i = _WS_RUN.match(u, i, end).end()
+    if i < end and u[i] in JSON_WS:
+        i += 1
+        if i < end and u[i] in JSON_WS:  # a longer run is one regex match; most calls see 0 or 1 unit
+            i = _WS_RUN.match(u, i, end).end()
     return i
 
 
@@ -523,21 +525,27 @@ def _emit_string(u: str, out) -> None:
 # below 1e-4 and from 1e16 with at least two exponent digits, where ECMAScript is positional from
 # 1e-6 to below 1e21 and pads nothing ("1e-05", "1e-07", "1e+16"; ECMAScript "0.00001", "1e-7",
 # "10000000000000000"). These find the mark of each such layout in repr text, at most one in each
-# number's text; _es_layout is right for every number, a mark only says where repr is not. Three
-# searches, each for its own first unit, are several times faster than one for any of them.
+# number's text; _es_layout is right for every number, a mark only says where repr is not. Over a
+# long text three searches, each led by its own first unit, are several times faster than one
+# search for any of them; one number's short text takes the one search.
 _REPR_MARKS = (re.compile(r"\.0(?![0-9])"), re.compile(r"e-0[5-9]"), re.compile(r"e\+(?:1[6-9]|20)(?![0-9])"))
+_REPR_MARK = re.compile("|".join(mark.pattern for mark in _REPR_MARKS))  # any of them, in one number's text
 
 
 def es_number(x) -> str:
     """ECMAScript Number::toString for a finite number (what JCS prescribes)."""
+    if isinstance(x, int):
+        return str(x)
     text = repr(x)
-    return _es_layout(x) if any(mark.search(text) for mark in _REPR_MARKS) else text
+    return text if _REPR_MARK.search(text) is None else _es_layout(x)
 
 
 def es_numbers(values) -> str:
     """es_number of each of a list of finite numbers, comma-joined: repr and the search for marks
     at C speed, and only the marked numbers laid out again."""
     text = ",".join(map(repr, values))
+    if "." not in text and "e" not in text:  # integers only (a span, say): no mark to look for
+        return text
     parts, done = [], 0
     for at in sorted(found.start() for mark in _REPR_MARKS for found in mark.finditer(text)):
         start = text.rfind(",", 0, at) + 1  # the marked number's text
