@@ -67,6 +67,7 @@ def parse_inputs() -> dict[str, str]:
         "1,000 '<function=' openers": fit("<function=a>" * 833),
         "'```\\n' fence lines": fit("```\n" * 2_500),
         "<think> then 10k of braces": fit("<think>" + "{" * 9_990),
+        "whole-response array of 5,000 '1', unclosed": fit("[" + ",".join(["1"] * 5_000)),
     }
 
 
@@ -79,8 +80,8 @@ def distinct_empty_objects():
     return out
 
 
-def floats(rng: random.Random, make) -> str:
-    """Arguments whose one member is an array of numbers, cut to the repair cap and closed."""
+def array_of(rng: random.Random, make) -> str:
+    """Arguments whose one member is an array of `make(rng)` values, cut to the repair cap and closed."""
     items, size = [], 10
     while size < REPAIR_UNITS - 40:
         items.append(make(rng))
@@ -97,10 +98,18 @@ def repair_inputs() -> dict[str, str]:
         "'[' x 100,000": "[" * REPAIR_UNITS,
         "99,99x-digit number": '{"n": ' + "9" * (REPAIR_UNITS - 6),
         "99,99x closers at the tail": fit('{"a":1}' + "}" * (REPAIR_UNITS - 8), REPAIR_UNITS),
-        "17-digit floats in [0, 1)": floats(rng, lambda r: "0.%017d" % r.randrange(10**16, 10**17)),
-        "17-digit floats, exponents +-300": floats(rng, lambda r: "%.16e" % (r.random() * 10.0 ** r.randrange(-300, 300))),
-        "near-midpoint 20-digit literals": floats(rng, near_midpoint_literal),
+        "17-digit floats in [0, 1)": array_of(rng, lambda r: "0.%017d" % r.randrange(10**16, 10**17)),
+        "17-digit floats, exponents +-300": array_of(rng, lambda r: "%.16e" % (r.random() * 10.0 ** r.randrange(-300, 300))),
+        "near-midpoint 20-digit literals": array_of(rng, near_midpoint_literal),
         "3,000 '{}' in an array": fit('{"a":[' + ",".join(["{}"] * 3_000) + "]}", REPAIR_UNITS),
+        # Many short values: each is read, checked and written on its own, where the typical
+        # input's one long string goes at regular-expression speed.
+        "50,000 '1' in an array": array_of(rng, lambda r: "1"),
+        "25,000 '1.5' in an array": array_of(rng, lambda r: "1.5"),
+        "20,000 '1e-7' in an array": array_of(rng, lambda r: "1e-7"),
+        "25,000 '\"a\"' in an array": array_of(rng, lambda r: '"a"'),
+        "25,000 '[1]' in an array": array_of(rng, lambda r: "[1]"),
+        "12,5xx '{\"a\":1}' in an array": array_of(rng, lambda r: '{"a":1}'),
     }
 
 
