@@ -6,6 +6,7 @@ values a browser's module loader would; every refusal names file and line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -131,3 +132,19 @@ def test_an_adapter_is_one_module_with_a_default_export_and_no_imports(tmp_path)
         link_adapter(root / "imports.js", "parse")
     with pytest.raises(LinkError, match="export default function"):
         link_adapter(root / "no-default.js", "parse")
+
+
+def test_a_graph_is_linked_once_for_identical_bytes_and_again_when_a_file_changes(tmp_path):
+    """Engines share a link (the trees hold byte-identical files); a file that changed since, in
+    either place, must never be served from that link."""
+    first = write(tmp_path / "a", GRAPH)
+    second = write(tmp_path / "b", GRAPH)
+    graph = module_graph(first, ["src/main.js"])
+    assert module_graph(second, ["src/main.js"]) == graph
+    (second / "src/lib/b.js").write_text(GRAPH["src/lib/b.js"] + "// changed\n", encoding="utf-8")
+    changed = {m.path: m for m in module_graph(second, ["src/main.js"])}
+    assert changed["src/lib/b.js"].sha256 == hashlib.sha256((second / "src/lib/b.js").read_bytes()).hexdigest()
+    assert "// changed" in changed["src/lib/b.js"].module and "// changed" in changed["src/lib/b.js"].script
+    (first / "src/lib/b.js").write_text("export let live = 1;\n", encoding="utf-8")
+    with pytest.raises(LinkError, match="src/lib/b.js"):
+        module_graph(first, ["src/main.js"])

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -93,13 +94,37 @@ def _parser():
     return Parser(Language(tree_sitter_javascript.language()))
 
 
+# Linked graphs by entry modules, each with the bytes of every file it was linked from. A link
+# depends only on tree-relative paths and bytes, so engines that load the same tree, or trees
+# holding byte-identical files, share one link (about 0.15 s of parsing each) instead of redoing
+# it while the browsers start.
+_GRAPHS: dict[tuple[str, ...], tuple[dict[str, bytes], list[LinkedModule]]] = {}
+_GRAPHS_LOCK = threading.Lock()
+
+
 def module_graph(root: Path, entries: Iterable[str]) -> list[LinkedModule]:
     """Every module reachable from ``entries`` under ``root``, dependencies first."""
-    order, parsed = _walk_imports(root, entries, cycles_allowed=False)
-    linked: dict[str, LinkedModule] = {}
-    for path in order:
-        linked[path] = _link_one(path, *parsed[path][:3], linked, parsed[path][3])
-    return [linked[path] for path in order]
+    key = tuple(normalize_path(entry, "config") for entry in entries)
+    with _GRAPHS_LOCK:
+        known = _GRAPHS.get(key)
+        if known is not None and _same_bytes(root, known[0]):
+            return list(known[1])
+        order, parsed = _walk_imports(root, key, cycles_allowed=False)
+        linked: dict[str, LinkedModule] = {}
+        for path in order:
+            linked[path] = _link_one(path, *parsed[path][:3], linked, parsed[path][3])
+        graph = [linked[path] for path in order]
+        _GRAPHS[key] = ({path: parsed[path][0] for path in order}, graph)
+        return list(graph)
+
+
+def _same_bytes(root: Path, files: dict[str, bytes]) -> bool:
+    """Whether every file holds these bytes under ``root``: then walking the imports again would
+    read the same files and link them the same way."""
+    try:
+        return all(_read(root, path, ()) == data for path, data in files.items())
+    except LinkError:
+        return False
 
 
 def import_closure(root: Path, entries: Iterable[str]) -> list[str]:
