@@ -9,7 +9,9 @@ for the wrong reason.
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -151,6 +153,24 @@ def test_quickjs_evaluates_modules_as_modules(tmp_path):
     run = run_engine(engine, CASES[:1])
     assert run.status == "ok", run.detail
     assert run.verdicts == {"lone-surrogate": "[true,true]"}
+
+
+@pytest.mark.parametrize("kind", ["quickjs", "v8", "spidermonkey"])
+def test_headless_workers_run_below_the_browsers_priority(kind, tmp_path):
+    """Browsers' start-up is a run's critical path: workers yield the CPU to it, through their
+    nice value and, where Linux groups scheduling by session, their session's group."""
+    from extparity.engines.worker import NICENESS
+
+    engine, _ = engine_for(tmp_path, kind)
+    session = engine.open()
+    try:
+        pid = session._proc.pid
+        assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0) + NICENESS
+        autogroup = Path(f"/proc/{pid}/autogroup")
+        if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1":
+            assert autogroup.read_text().split()[-1] == str(NICENESS)
+    finally:
+        session.close()
 
 
 @pytest.mark.parametrize("kind", ["v8", "spidermonkey"])
