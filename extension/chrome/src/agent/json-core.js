@@ -377,19 +377,18 @@ const POWERS_OF_TEN = new Map();
 const POWERS_OF_FIVE = new Map();
 
 function powerOfTen(n) {
-  let power = POWERS_OF_TEN.get(n);
-  if (power === undefined) {
-    power = 10n ** BigInt(n);
-    POWERS_OF_TEN.set(n, power);
-  }
-  return power;
+  return cachedPower(POWERS_OF_TEN, 10n, n);
 }
 
 function powerOfFive(n) {
-  let power = POWERS_OF_FIVE.get(n);
+  return cachedPower(POWERS_OF_FIVE, 5n, n);
+}
+
+function cachedPower(powers, base, n) {
+  let power = powers.get(n);
   if (power === undefined) {
-    power = 5n ** BigInt(n);
-    POWERS_OF_FIVE.set(n, power);
+    power = base ** BigInt(n);
+    powers.set(n, power);
   }
   return power;
 }
