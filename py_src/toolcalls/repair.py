@@ -37,7 +37,6 @@ def tail_is_closers(u, i):
 # whitespace, units that make up a value (digits, letters, junk), and a list of values. The JS
 # twin steps unit by unit; the decisions are the same.
 _STRING_PLAIN = re.compile(r'[^"\\]+')
-_WS_RUN = re.compile(r"[ \t\n\r]+")
 _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
 # After a value: every following ", value" whose value is a run of value units or an empty object
 # or array ("{}", "[ ]"). Stepping through one leaves the state as it was: last is "value" again,
@@ -74,7 +73,7 @@ def plan_repair(u):
                 i = _STRING_PLAIN.match(u, i).end()
             continue
         if jc.is_json_ws(c):
-            i = _WS_RUN.match(u, i).end()
+            i = jc.skip_ws(u, i, n)
             continue
         if c == jc.QUOTE:
             in_string = True
