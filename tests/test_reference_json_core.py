@@ -417,15 +417,41 @@ def test_es_number(value, expected):
     assert jc.es_number(value) == expected
 
 
-def test_repr_is_taken_as_is_only_where_it_is_ecmascript_layout():
-    """es_number keeps repr's text unless a mark says its layout differs; laying every number out
-    again must agree, and so must es_numbers on the same numbers joined."""
+def ecmascript_layout(x: float) -> str:
+    """Number::toString's layout (ECMA-262 6.1.6.1.20) of the shortest digits repr finds: an
+    oracle written from the standard's steps, independent of the rewriting es_number does."""
+    if x == 0:
+        return "0"
+    mantissa, _, exp = repr(abs(x)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    exponent = (int(exp) if exp else 0) - len(frac) + len(digits) - len(digits.rstrip("0"))
+    digits = digits.rstrip("0")
+    k, n = len(digits), len(digits) + exponent
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * -n + digits
+    else:
+        head = digits if k == 1 else digits[0] + "." + digits[1:]
+        body = head + "e" + ("+" if n - 1 >= 0 else "-") + str(abs(n - 1))
+    return ("-" if x < 0 else "") + body
+
+
+def test_es_number_is_the_ecmascript_layout_of_repr_digits():
+    """es_number rewrites repr's text with regular expressions where a mark says its layout
+    differs; every number, alone and in a list through canonical, must come out as the standard
+    lays it out."""
     doubles = _numbers.random_doubles(random.Random(12), 20000)
-    doubles += [5.0, -0.0, 0.0, 100.0, 1e-5, 1.5e-5, 1e-6, 1e-7, 1.5e-9, 1e-10, 1e15, 1e16, 1e20, 1e21, 1e-4]
-    assert [jc.es_number(x) for x in doubles] == [jc._es_layout(x) for x in doubles]
+    doubles += [5.0, -0.0, 0.0, 100.0, 1e-5, 1.5e-5, -2.5e-6, 1e-6, 1e-7, 1.5e-9, 1e-10, 1e15, 1e16,
+                1.2345678901234567e16, 1e20, -9.999999999999999e20, 1e21, 1e-4]
+    assert [jc.es_number(x) for x in doubles] == [ecmascript_layout(x) for x in doubles]
     for k in range(0, len(doubles), 7):
-        group = doubles[k : k + 7] + [k, -k]
-        assert jc.es_numbers(group) == ",".join(map(jc.es_number, group))
+        group = doubles[k : k + 7] + [k, -k, "1.0e+16 e-05 -0.0"]  # the string keeps its marks
+        expected = ",".join(map(ecmascript_layout, group[:-3])) + f",{k},{-k},\"1.0e+16 e-05 -0.0\""
+        assert jc.canonical(group) == "[" + expected + "]"
 
 
 def test_canonical_lists_of_numbers():
@@ -440,9 +466,19 @@ def test_canonical_numbers_from_parsed_text():
 
 
 def read_one_by_one(units):
-    """parse_strict with the C-speed number runs turned off: each item read by read_value."""
-    with mock.patch.object(jc, "_read_number_run", lambda u, i, end: None):
+    """parse_strict with the C reader turned off: each item and member read by read_value."""
+    with mock.patch.object(jc, "_read_run", lambda *run: None), mock.patch.object(jc, "_read_accepted", lambda *value: None):
         return jc.parse_strict(units, 0, len(units))
+
+
+def same_reading(fast, slow):
+    """The same value of the same types (int or float, -0.0), or the same refusal at the same
+    place (a duplicate key in a run is placed at the run's start)."""
+    if isinstance(slow, JsonReject):
+        assert fast.reason == slow.reason
+        assert fast.at == slow.at or fast.reason == "duplicate-key"
+    else:
+        assert json.dumps(fast) == json.dumps(slow)  # also tells 1 from 1.0 and 0.0 from -0.0
 
 
 NUMBER_RUNS = [
@@ -454,6 +490,12 @@ NUMBER_RUNS = [
     "[1.5,2.5e,3]", "[1,2.,3]", "[1,2.5.5,3]", "[1,01,2]", "[1,-,2]", "[1,2 3]", "[1,2,]", "[1,,2]",
     "[1,2", "[1,2,", "[1.5,2.5]x", "[0.1,0.2,{},0.3]", '[1,"a",2]', "[[1,2],[3.5,4.5]]",
     "[12345678901234567890.5,1]", "[1e-400,-1e-400,5e-324]", "[" + "1," * 500 + "2]",
+    # runs of other simple items: strings, literals, flat arrays and objects
+    '["a", "b" ,"c"]', '[true,false,null,"x",1]', '[[1,2],[],{"a":1},{},["x",true]]', '[{"a":1},{"a":1,"a":2},3]',
+    '{"a":1,"b":[1],"c":{"d":2},"e":3}', '{"a":1,"b":2,"a":3,"c":4}', '{"a":{"b":1,"b":2},"c":1}',
+    '["a\\n","b"]', '["\ud83d\ude00","a"]', '[1e99,1e100,2]', '[123456789012345,1234567890123456,1]',
+    '[[1,2,],3]', '[{"a":1,},3]', '[{"a" 1},3]', '[[1e999],2]', '{"a":1,"b":2', '[' + '[1],' * 300 + '[2]]',
+    '[' + '{"a":[1]},' * 100 + '{"a":[1]}]', '[' + '{"a":[1]},' * 100 + '{"a":[1],"a":2}]',
 ]
 
 
@@ -462,11 +504,8 @@ def test_number_runs_read_as_one_by_one(text):
     """A run of number items read at once gives exactly what reading them one by one gives: the
     same values of the same types (int or float, -0.0), or the same refusal at the same place."""
     units = jc.to_units(text)
-    fast, slow = jc.parse_strict(units, 0, len(units)), read_one_by_one(units)
-    if isinstance(slow, JsonReject):
-        assert (fast.reason, fast.at) == (slow.reason, slow.at)
-    else:
-        assert json.dumps(fast) == json.dumps(slow)  # also tells 1 from 1.0 and 0.0 from -0.0
+    same_reading(jc.parse_strict(units, 0, len(units)), read_one_by_one(units))
+    same_reading(jc.parse_strict(units, 0, len(units), depth_checked=True), read_one_by_one(units))
 
 
 # ---------------------------------------------------------------- canonical serializer (RFC 8785)

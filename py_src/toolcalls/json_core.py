@@ -10,6 +10,8 @@ canonical serializer (RFC 8785), used by every format that needs them.
 """
 
 import array
+import itertools
+import json
 import math
 import re
 import sys
@@ -27,7 +29,9 @@ class JsonReject:
     """A document broke the grammar or a policy; `reason` is a SPEC.md reason code.
 
     The reader returns it in place of a value rather than raising it: hostile text can hold
-    thousands of refused candidates, and an exception per candidate is slow, in V8 above all."""
+    thousands of refused candidates, and an exception per candidate is slow, in V8 above all.
+    `at` is where the reader met the failure (no verdict shows it; tests compare it); a duplicate
+    key inside a run of items read at once is placed at the start of the run."""
 
     __slots__ = ("reason", "at")
 
@@ -86,46 +90,131 @@ def skip_ws_back(u: str, start: int, end: int) -> int:
 # Units some loops must look at one by one; regex searches find them (or their absence) at C
 # speed. Classes only, never \s or other built-in notions of whitespace or digits.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\ud800-\udfff]')
 _STRING_RUN = re.compile('[^\x00-\x1f"\\\\]*')  # units a string literal holds as they are
 # A whole string literal that needs neither unescaping nor a check for lone surrogates.
 _PLAIN_STRING = re.compile('"[^\x00-\x1f"\\\\\ud800-\udfff]*"')
 _WS_RUN = re.compile("[ \t\n\r]+")
+# A high surrogate with no low one after it, or a low one with no high one before it.
+_LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
 
 
 def is_well_formed(u: str) -> bool:
     """True when every surrogate unit belongs to a high+low pair."""
-    if _SURROGATE.search(u) is None:
-        return True
-    i, n = 0, len(u)
-    while i < n:
-        c = ord(u[i])
-        if 0xD800 <= c <= 0xDBFF:
-            if i + 1 < n and 0xDC00 <= ord(u[i + 1]) <= 0xDFFF:
-                i += 2
-                continue
-            return False
-        if 0xDC00 <= c <= 0xDFFF:
-            return False
-        i += 1
-    return True
+    return _SURROGATE.search(u) is None or _LONE_SURROGATE.search(u) is None
 
 
 # ---------------------------------------------------------------- strict JSON reader
 
 
-def parse_strict(u: str, start: int, end: int, spans=None):
+def parse_strict(u: str, start: int, end: int, spans=None, depth_checked=False):
     """Parse u[start:end] as exactly one JSON value with JSON whitespace around it; returns the
     value, or a JsonReject. If `spans` is a list and the value is an array, the (start, end) of
-    each element is appended to it."""
+    each element is appended to it. `depth_checked` says the caller has seen that nothing in
+    u[start:end] nests deeper than MAX_DEPTH (the repair's plan has), which lets a document with
+    many openers be read whole by the C reader below."""
     i = skip_ws(u, start, end)
-    value, i = read_value(u, i, end, 1, spans)
+    accepted = None
+    if spans is None:
+        accepted = _read_accepted(u, i, end, None if depth_checked else MAX_DEPTH)
+    value, i = accepted or read_value(u, i, end, 1, spans)
     if type(value) is JsonReject:
         return value
     i = skip_ws(u, i, end)
     if i != end:
         return JsonReject("invalid-json", i)
     return value
+
+
+# A value that passes every check reads the same in the standard library's C reader as in the
+# exact reader below, with hooks for the policies the C reader does not know: a duplicate key, a
+# number out of range, NaN and Infinity. Each hook raises _Doubt, as does anything else the C
+# reader cannot judge exactly (an escaped surrogate, which it would join into one character; a
+# lone raw surrogate; nesting deeper than allowed), and then the exact reader reads the value and
+# finds its first failure in document order. The C reader's grammar is JSON's, its whitespace
+# JSON's, and its numbers float() and int() of the literal, as here. A short value costs about
+# 0.2 us this way, against several microseconds in the exact reader.
+#
+# parse_strict first tries the whole document. If that is doubted, the exact reader tries each
+# array or object it meets again, within a window of _WINDOW units: what passes is taken whole,
+# so a document with one failure near its end is read at about C speed up to it. The window
+# bounds what a failed try can cost: only the containers around the failure fail, at most
+# MAX_DEPTH of them, each after at most _WINDOW units.
+_WINDOW = 4096
+
+
+class _Doubt(Exception):
+    pass
+
+
+_DOUBT = _Doubt()
+
+
+def _refuse(_literal):
+    raise _DOUBT
+
+
+def _object_with_unique_keys(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DOUBT
+    return obj
+
+
+def _safe_int(literal):
+    value = int(literal)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise _DOUBT
+    return value
+
+
+def _finite_float(literal):
+    value = float(literal)
+    if math.isinf(value):
+        raise _DOUBT
+    return value
+
+
+_ACCEPTING = json.JSONDecoder(object_pairs_hook=_object_with_unique_keys, parse_constant=_refuse)
+_ACCEPTING_NUMBERS = json.JSONDecoder(
+    object_pairs_hook=_object_with_unique_keys, parse_constant=_refuse, parse_int=_safe_int, parse_float=_finite_float
+)
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+# The prechecks below read the text as bytes: bytes.translate and `in` go at memory speed, where
+# a regular-expression search for a class of units costs 10-25 ns a unit.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_EXPONENTS = (b"e000", b"e+000", b"e-000", b"E000", b"E+000", b"E-000")
+
+
+def _read_accepted(u: str, i: int, end: int, openers):
+    """(value, index after it) for the value at u[i] (before `end`) when it passes every check
+    and holds at most `openers` brackets and braces (None: no limit), else None. The checks
+    look at the value's own text only, whatever lies after it in the window."""
+    text = u[i:end]
+    try:
+        value, j = _ACCEPTING.raw_decode(text, 0)
+    except (_Doubt, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+    if j < len(text):
+        text = text[:j]
+    if openers is not None and text.count("{") + text.count("[") > openers:
+        return None
+    try:
+        data = text.encode("utf-8")  # fails on any surrogate unit
+    except UnicodeEncodeError:
+        if _LONE_SURROGATE.search(text) is not None:
+            return None
+        data = text.encode("utf-8", "surrogatepass")
+    if b"\\u" in data and _ESCAPED_SURROGATE.search(text) is not None:
+        return None
+    # Only a literal with 16 digits in a row, or an exponent of three digits, can be out of
+    # range: then the value is read again with a hook on every number (a Python call each).
+    digits = data.translate(_DIGITS_AS_ZERO)
+    if b"0" * 16 in digits or any(mark in digits for mark in _LONG_EXPONENTS):
+        try:
+            value = _ACCEPTING_NUMBERS.raw_decode(text, 0)[0]
+        except (_Doubt, ValueError):
+            return None
+    return value, i + j
 
 
 # Each reader returns (value, index after it), or (JsonReject, index) at the first failing check.
@@ -140,6 +229,10 @@ def read_value(u: str, i: int, end: int, depth: int, spans=None):
     if c == LBRACE or c == LBRACKET:
         if depth > MAX_DEPTH:
             return JsonReject("too-deep", i), i
+        if spans is None:  # the value's own brackets count: MAX_DEPTH - depth + 1 levels may open
+            accepted = _read_accepted(u, i, min(end, i + _WINDOW), MAX_DEPTH - depth + 1)
+            if accepted is not None:
+                return accepted
         if c == LBRACE:
             return read_object(u, i, end, depth)
         return read_array(u, i, end, depth, spans)
@@ -159,6 +252,13 @@ def read_object(u: str, i: int, end: int, depth: int):
     if i < end and ord(u[i]) == RBRACE:
         return obj, i + 1
     while True:
+        if depth < MAX_DEPTH:
+            run = _read_run(_MEMBER_RUN, u, i, end, "{}")
+            if run is not None:
+                if type(run[0]) is JsonReject or not obj.keys().isdisjoint(run[0]):
+                    return JsonReject("duplicate-key", i), run[1]
+                obj.update(run[0])
+                i = run[1]
         if i >= end or ord(u[i]) != QUOTE:
             return JsonReject("invalid-json", i), i
         key_at = i
@@ -190,9 +290,11 @@ def read_array(u: str, i: int, end: int, depth: int, spans=None):
     if i < end and ord(u[i]) == RBRACKET:
         return items, i + 1
     while True:
-        if spans is None and i < end and u[i] in "-0123456789":  # (spans are asked for arrays of calls)
-            run = _read_number_run(u, i, end)
+        if spans is None and depth < MAX_DEPTH:  # (spans are asked for arrays of calls)
+            run = _read_run(_ITEM_RUN, u, i, end, "[]")
             if run is not None:
+                if type(run[0]) is JsonReject:
+                    return run
                 items.extend(run[0])
                 i = run[1]
         item_start = i
@@ -283,32 +385,41 @@ def read_string(u: str, i: int, end: int):
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-# Runs of array items that are number literals of one kind, each followed by a comma, are matched
-# at once and read at C speed, where one by one each would cost a few Python calls: literals with a
-# fraction or an exponent, read by float(), or integers of at most 15 digits, read by int() and
-# always safe integers (below 10^15 < 2^53). Any other item ends a run and read_value reads it, as
-# it reads the last item, which no comma follows. A literal matched here is followed by whitespace
-# and a comma, so it is all of what read_number would read there, and in a matched run the
-# literals are simply what lies between the separators. Possessive quantifiers (*+, ++) give
-# nothing back, which changes no match here and spares the regex engine its backtracking records.
-_FRACTIONAL = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][+-]?[0-9]++)?+|[eE][+-]?[0-9]++)"
-_INTEGER = r"-?(?:0|[1-9][0-9]{0,14}+)"
-_FRACTIONAL_RUN = re.compile(rf"(?:{_FRACTIONAL}[ \t\n\r]*+,[ \t\n\r]*+)++")
-_INTEGER_RUN = re.compile(rf"(?:{_INTEGER}[ \t\n\r]*+,[ \t\n\r]*+)++")
-_RUN_LITERAL = re.compile("[^ \t\n\r,]++")
+# Runs of simple items, each followed by a comma (items of an array, "key": item members of an
+# object), are matched at once and read by the C reader, where one by one each would cost a few
+# Python calls; this is what keeps a document that the C reader doubts (a duplicate key at its
+# end, say) from costing many times as much as one it accepts. An item is simple when nothing in
+# it can fail but a duplicate key: a string with no escape and no surrogate, true, false, null,
+# a number that is always in range (at most 15 integer digits, an exponent of at most two), or an
+# array or object of those (a flat container, one level deeper: the caller checks the depth). A
+# matched item is followed by whitespace and a comma, so it is all of what read_value reads
+# there; any other item ends the run, and read_value reads it, as it reads the last item, which no
+# comma follows. Possessive quantifiers give nothing back: no backtracking records.
+_RUN_WS = r"[ \t\n\r]*+"
+_RUN_STRING = '"[^\x00-\x1f"\\\\\ud800-\udfff]*+"'
+_RUN_SCALAR = rf"(?:{_RUN_STRING}|-?+(?:0|[1-9][0-9]{{0,14}}+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]{{1,2}}+)?+(?![0-9])|true|false|null)"
+_RUN_MEMBER = rf"{_RUN_STRING}{_RUN_WS}:{_RUN_WS}"
+_RUN_ITEM = (
+    rf"(?:{_RUN_SCALAR}"
+    rf"|\[{_RUN_WS}(?:{_RUN_SCALAR}(?:{_RUN_WS},{_RUN_WS}{_RUN_SCALAR})*+{_RUN_WS})?+\]"
+    rf"|\{{{_RUN_WS}(?:{_RUN_MEMBER}{_RUN_SCALAR}(?:{_RUN_WS},{_RUN_WS}{_RUN_MEMBER}{_RUN_SCALAR})*+{_RUN_WS})?+\}})"
+)
+_ITEM_RUN = re.compile(rf"(?:{_RUN_ITEM}{_RUN_WS},{_RUN_WS})++")
+_MEMBER_RUN = re.compile(rf"(?:{_RUN_MEMBER}{_RUN_ITEM}{_RUN_WS},{_RUN_WS})++")
 
 
-def _read_number_run(u: str, i: int, end: int):
-    """(values, index after the run) for a run of number items at u[i], read as read_number reads
-    them; None if there is none, or if one is out of range (read_value then refuses it)."""
-    run = _FRACTIONAL_RUN.match(u, i, end)
-    if run is not None:
-        values = list(map(float, _RUN_LITERAL.findall(u, i, run.end())))
-        return None if any(map(math.isinf, values)) else (values, run.end())
-    run = _INTEGER_RUN.match(u, i, end)
-    if run is not None:
-        return list(map(int, _RUN_LITERAL.findall(u, i, run.end()))), run.end()
-    return None
+def _read_run(run_pattern, u: str, i: int, end: int, brackets: str):
+    """(list of items or dict of members, index after the run) for a run at u[i], or
+    (JsonReject, index) if it holds a duplicate key; None if there is no run."""
+    run = run_pattern.match(u, i, end)
+    if run is None:
+        return None
+    last_comma = u.rfind(",", i, run.end())
+    try:
+        value = _ACCEPTING.raw_decode(brackets[0] + u[i:last_comma] + brackets[1])[0]
+    except _Doubt:  # only a duplicate key can fail in a run
+        return JsonReject("duplicate-key", i), run.end()
+    return value, run.end()
 
 
 def read_number(u: str, i: int, end: int):
@@ -433,153 +544,68 @@ def quoted_mask(u: str) -> bytearray:
 
 # ---------------------------------------------------------------- canonical form (RFC 8785)
 
+# The standard library's C encoder writes JCS text (keys sorted by UTF-16 unit, which is what
+# sorting unit strings does; no whitespace; the escapes ECMAScript's JSON.stringify uses) except in
+# two points put right afterwards: it leaves a lone surrogate as it is, where the well-formed
+# JSON.stringify writes \uXXXX, and it writes a float as repr does.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, check_circular=False)
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+
 
 def canonical(value) -> str:
     """RFC 8785 (JCS) text of a value whose strings are unit strings; returns a unit string."""
-    out = []
-    _emit(value, out, _QuotedStrings())
-    return "".join(out)
-
-
-class _QuotedStrings(dict):
-    """String -> its JSON text, worked out on first use, once per canonical text: a verdict
-    repeats the same few strings (its keys, formats and tool names) once per call or rejection."""
-
-    def __missing__(self, u: str) -> str:
-        out = []
-        _emit_string(u, out)
-        text = self[u] = "".join(out)
+    text = _ENCODER.encode(value)
+    if not text.isascii() and _SURROGATE.search(text) is not None:
+        text = _LONE_SURROGATE.sub(lambda unit: "\\u%04x" % ord(unit.group()), text)  # only in strings
+    if not any(mark in text for mark in _REPR_MARKS):
         return text
-
-
-_NUMBER_TYPES = {int, float}
-
-
-def _emit(value, out, quoted) -> None:
-    kind = type(value)  # exact types: a bool is not an int here
-    if kind is str:
-        out.append(quoted[value])
-    elif kind is dict:
-        if not value:
-            out.append("{}")
-            return
-        out.append("{")
-        for k, key in enumerate(sorted(value)):
-            if k:
-                out.append(",")
-            out.append(quoted[key])
-            out.append(":")
-            _emit(value[key], out, quoted)
-        out.append("}")
-    elif kind is list:
-        if value and set(map(type, value)) <= _NUMBER_TYPES:  # a list of numbers: one C-speed pass
-            out.append("[" + es_numbers(value) + "]")
-            return
-        out.append("[")
-        for k, item in enumerate(value):
-            if k:
-                out.append(",")
-            _emit(item, out, quoted)
-        out.append("]")
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    else:
-        out.append(es_number(value))
-
-
-_SHORT_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
-
-
-def _emit_string(u: str, out) -> None:
-    """Escape as ECMAScript's well-formed JSON.stringify does: lone surrogates as \\uXXXX."""
-    if _NEEDS_ESCAPE.search(u) is None:
-        out.append('"' + u + '"')
-        return
-    out.append('"')
-    n = len(u)
-    i = 0
-    while i < n:
-        c = ord(u[i])
-        if c in _SHORT_ESCAPES:
-            out.append(_SHORT_ESCAPES[c])
-        elif c < 0x20:
-            out.append("\\u%04x" % c)
-        elif 0xD800 <= c <= 0xDBFF and i + 1 < n and 0xDC00 <= ord(u[i + 1]) <= 0xDFFF:
-            out.append(u[i : i + 2])
-            i += 1
-        elif 0xD800 <= c <= 0xDFFF:
-            out.append("\\u%04x" % c)
-        else:
-            out.append(u[i])
-        i += 1
-    out.append('"')
-
-
-# repr() of a finite number is already ECMAScript's Number::toString (for a float both are the
-# shortest digits that round-trip, the nearest to x of them) except in three layouts: repr writes
-# an integral float with ".0" ("5.0", "-0.0"; ECMAScript "5", "0"), and it switches to exponents
-# below 1e-4 and from 1e16 with at least two exponent digits, where ECMAScript is positional from
-# 1e-6 to below 1e21 and pads nothing ("1e-05", "1e-07", "1e+16"; ECMAScript "0.00001", "1e-7",
-# "10000000000000000"). These find the mark of each such layout in repr text, at most one in each
-# number's text; _es_layout is right for every number, a mark only says where repr is not. Over a
-# long text three searches, each led by its own first unit, are several times faster than one
-# search for any of them; one number's short text takes the one search.
-_REPR_MARKS = (re.compile(r"\.0(?![0-9])"), re.compile(r"e-0[5-9]"), re.compile(r"e\+(?:1[6-9]|20)(?![0-9])"))
-_REPR_MARK = re.compile("|".join(mark.pattern for mark in _REPR_MARKS))  # any of them, in one number's text
+    outside = _JSON_STRING.split(text)  # what lies between string literals: numbers among them
+    if len(outside) == 1:
+        return _es_layout(text)
+    laid_out = _es_layout('"'.join(outside)).split('"')  # no '"' outside strings, none added
+    strings = _JSON_STRING.findall(text)
+    return "".join(itertools.chain.from_iterable(zip(laid_out, strings))) + laid_out[-1]
 
 
 def es_number(x) -> str:
     """ECMAScript Number::toString for a finite number (what JCS prescribes)."""
-    if isinstance(x, int):
-        return str(x)
-    text = repr(x)
-    return text if _REPR_MARK.search(text) is None else _es_layout(x)
+    return str(x) if isinstance(x, int) else _es_layout(repr(x))
 
 
-def es_numbers(values) -> str:
-    """es_number of each of a list of finite numbers, comma-joined: repr and the search for marks
-    at C speed, and only the marked numbers laid out again."""
-    text = ",".join(map(repr, values))
-    if "." not in text and "e" not in text:  # integers only (a span, say): no mark to look for
-        return text
-    parts, done = [], 0
-    for at in sorted(found.start() for mark in _REPR_MARKS for found in mark.finditer(text)):
-        start = text.rfind(",", 0, at) + 1  # the marked number's text
-        end = text.find(",", at)
-        end = len(text) if end == -1 else end
-        parts += (text[done:start], _es_layout(float(text[start:end])))
-        done = end
-    parts.append(text[done:])
-    return "".join(parts)
+# repr() of a finite float is already ECMAScript's Number::toString (both are the shortest digits
+# that round-trip, the nearest to x of them) except in three layouts: repr writes an integral
+# float with ".0" ("5.0", "-0.0"; ECMAScript "5", "0"), and it switches to exponents below 1e-4
+# and from 1e16 with at least two exponent digits, where ECMAScript is positional from 1e-6 to
+# below 1e21 and pads nothing ("1e-05", "1e-07", "1e+16"; ECMAScript "0.00001", "1e-7",
+# "10000000000000000"). Where one of these marks is in the text (str.find at memory speed),
+# regular expressions rewrite every number that has it, with templates only: a Python call per
+# number would cost more than reading the number. A search that begins with a class of units
+# costs 25-30 ns a unit, one that begins with a literal far less, so only one pass begins with the
+# digits: it marks every number to be written positionally with its exponent and pads its digits
+# with 20 zeros; then for each exponent a pass led by its marker keeps what it needs (the digits
+# repr writes never end in 0, and those of a number from 1e16 to below 1e21 are at most 17).
+_REPR_MARKS = (".0", "e-0", "e+1", "e+20")
+_INTEGRAL = re.compile(r"\.0(?![0-9])")
+_NEGATIVE_ZERO = re.compile(r"-0(?![.0-9e])")  # what is left of "-0.0"
+_EXPONENT_7_TO_9 = re.compile(r"e-0(?=[7-9](?![0-9]))")
+_POSITIONAL_EXPONENT = re.compile(r"e(?:-0[56]|\+1[6-9]|\+20)(?![0-9])")
+_MARKED = re.compile(r"([0-9])(?:\.([0-9]++))?+e(-0[56]|\+1[6-9]|\+20)(?![0-9])")
+_UNMARKED = (
+    ("#-05#", re.compile(r"#-05#([0-9]*[1-9])0*+"), r"0.0000\g<1>"),
+    ("#-06#", re.compile(r"#-06#([0-9]*[1-9])0*+"), r"0.00000\g<1>"),
+    *((f"#+{e}#", re.compile(f"#\\+{e}#([0-9]{{{e + 1}}})0*+"), r"\g<1>") for e in range(16, 21)),
+)
 
 
-def _es_layout(x: float) -> str:
-    """ECMAScript's layout of the digits repr finds for x."""
-    if x == 0:
-        return "0"
-    sign = "-" if x < 0 else ""
-    mantissa, _, exp = repr(abs(x)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    exponent = (int(exp) if exp else 0) - len(frac)
-    stripped = digits.rstrip("0")
-    exponent += len(digits) - len(stripped)
-    digits = stripped
-    k = len(digits)
-    n = k + exponent
-    if k <= n <= 21:
-        body = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        body = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        body = "0." + "0" * (-n) + digits
-    else:
-        e = n - 1
-        mark = "+" if e >= 0 else "-"
-        head = digits if k == 1 else digits[0] + "." + digits[1:]
-        body = head + "e" + mark + str(abs(e))
-    return sign + body
+def _es_layout(text: str) -> str:
+    """`text` with no string literal in it, every float as repr writes it -> as ECMAScript does."""
+    if ".0" in text:
+        text = _NEGATIVE_ZERO.sub("0", _INTEGRAL.sub("", text))
+    if "e-0" in text:
+        text = _EXPONENT_7_TO_9.sub("e-", text)
+    if _POSITIONAL_EXPONENT.search(text) is not None:
+        text = _MARKED.sub(r"#\g<3>#\g<1>\g<2>" + "0" * 20, text)
+        for marker, marked, template in _UNMARKED:
+            if marker in text:
+                text = marked.sub(template, text)
+    return text
