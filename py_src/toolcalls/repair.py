@@ -38,13 +38,32 @@ def tail_is_closers(u, i):
 # twin steps unit by unit; the decisions are the same.
 _STRING_PLAIN = re.compile(r'[^"\\]+')
 _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
-# After a value: every following ", value" whose value is a run of value units or an empty object
-# or array ("{}", "[ ]"). Stepping through one leaves the state as it was: last is "value" again,
-# the stack is unchanged, no action is added (comma_at and comma_after_value change, but they are
-# read only while last is "comma"). An empty container is pushed for a moment, so this needs the
-# stack below MAX_DEPTH. Possessive quantifiers (*+): nothing to give back, and no backtracking
-# records kept for the regex engine.
-_MORE_VALUES = re.compile(r'(?:[ \t\n\r]*+,[ \t\n\r]*+(?:[^"{}\[\],: \t\n\r]++|\{[ \t\n\r]*+\}|\[[ \t\n\r]*+\]))*+')
+# After a value inside an array or an object: every following ", item" (", key: item" in an
+# object) whose item is a run of value units, a string without a backslash, or a flat container:
+# an array of such scalars, or an object whose members are such string keys with such scalars.
+# Stepping through one leaves the state as it was: last is "value" again, the stack is unchanged,
+# no action is added (comma_at and comma_after_value change, but they are read only while last is
+# "comma"): a flat container is closed by its own closer, with no comma before it. It is pushed
+# for a moment, so this needs the stack below MAX_DEPTH. In an object a string after a comma is a
+# key, so there the key and its colon must come too. Possessive quantifiers (*+, ++): nothing to
+# give back, and no backtracking records kept for the regex engine.
+_WS = r"[ \t\n\r]*+"
+_STRING = r'"[^"\\]*+"'
+_SCALAR = rf'(?:[^"{{}}\[\],: \t\n\r]++|{_STRING})'
+_FLAT_ARRAY = rf"\[{_WS}(?:{_SCALAR}(?:{_WS},{_WS}{_SCALAR})*+{_WS})?+\]"
+_MEMBER = rf"{_STRING}{_WS}:{_WS}{_SCALAR}"
+_FLAT_OBJECT = rf"\{{{_WS}(?:{_MEMBER}(?:{_WS},{_WS}{_MEMBER})*+{_WS})?+\}}"
+_ITEM = rf"(?:{_SCALAR}|{_FLAT_ARRAY}|{_FLAT_OBJECT})"
+_MORE_ITEMS = re.compile(rf"(?:{_WS},{_WS}{_ITEM})*+")
+_MORE_MEMBERS = re.compile(rf"(?:{_WS},{_WS}{_STRING}{_WS}:{_WS}{_ITEM})*+")
+
+
+def after_value(u, i, stack):
+    """Index past the action-free items or members that follow a value that ends at u[i]."""
+    if not stack or len(stack) >= jc.MAX_DEPTH:
+        return i
+    more = _MORE_ITEMS if stack[-1] == jc.LBRACKET else _MORE_MEMBERS
+    return more.match(u, i).end()
 
 
 def plan_repair(u):
@@ -68,7 +87,7 @@ def plan_repair(u):
                 in_string = False
                 in_key_position = stack and stack[-1] == jc.LBRACE and last in ("open", "comma")
                 last = "key" if in_key_position else "value"
-                i += 1
+                i = i + 1 if in_key_position else after_value(u, i + 1, stack)
             else:
                 i = _STRING_PLAIN.match(u, i).end()
             continue
@@ -95,7 +114,7 @@ def plan_repair(u):
                 actions.append({"at": comma_at, "op": "delete", "text": ","})
             stack.pop()
             last = "value"
-            i = _MORE_VALUES.match(u, i + 1).end()
+            i = after_value(u, i + 1, stack)
             continue
         elif c == jc.COMMA:
             comma_after_value = last == "value"
@@ -105,9 +124,7 @@ def plan_repair(u):
             last = "colon"
         else:
             last = "value"
-            i = _VALUE_RUN.match(u, i).end()
-            if len(stack) < jc.MAX_DEPTH:
-                i = _MORE_VALUES.match(u, i).end()
+            i = after_value(u, _VALUE_RUN.match(u, i).end(), stack)
             continue
         i += 1
     if in_string:
@@ -140,7 +157,7 @@ def repair_units(u):
     except RepairRejected as error:
         return rejected(error.reason)
     text = apply_actions(u, actions)
-    value = jc.parse_strict(text, 0, len(text))
+    value = jc.parse_strict(text, 0, len(text), depth_checked=True)  # the plan refused deeper nesting
     if isinstance(value, JsonReject):
         return rejected(value.reason)
     if not isinstance(value, dict):
