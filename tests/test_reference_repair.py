@@ -605,3 +605,30 @@ def test_value_lists_plan_as_unit_by_unit(raw):
     fast = plan_outcome(raw)
     with mock.patch.object(repair, "after_value", lambda u, i, stack: i):
         assert plan_outcome(raw) == fast
+
+
+PREFIX_DOCUMENTS = [
+    '{"a": [1, 2.5e-3, -0, true, null], "b\\"": {"c\\\\": "x\\\\\\"y", "d": [{}, [], [[]]]}, "e": "\\u00e9\\n"}',
+    ' { "k" : [ "s" , { "t" : [ NaN , -Infinity , 1e999 ] } ] , "z" : "\\\\" } ',
+    '[[[[{"a": "]}[{"}]]]], "tail", {"x": {"y": {"z": "\\"\\\\\\""}}}]',
+    '{"a":' + "[" * 63 + '"deep"' + "]" * 63 + ',"b":1}',
+    '{"a":' + "[" * 64 + "1" + "]" * 64 + "}",
+]
+
+
+def plan_unit_by_unit(raw):
+    """plan_outcome with every shortcut turned off: the pass of SPEC.md 6 as written."""
+    with mock.patch.object(repair, "plan_of_json_prefix", lambda u: None), \
+            mock.patch.object(repair, "complete_value_end", lambda u, i, openers: None), \
+            mock.patch.object(repair, "after_value", lambda u, i, stack: i):
+        return plan_outcome(raw)
+
+
+@pytest.mark.parametrize("document", PREFIX_DOCUMENTS, ids=[d[:30] for d in PREFIX_DOCUMENTS])
+def test_every_prefix_plans_as_unit_by_unit(document):
+    """Cut after every unit, followed by nothing, by closers or by a trailing comma: the plan found
+    at C speed (or with runs jumped over) is the plan of the unit-by-unit pass."""
+    for cut in range(len(document) + 1):
+        for ending in ("", "]", "}}", " ] } ", ",]", "x"):
+            raw = document[:cut] + ending
+            assert plan_outcome(raw) == plan_unit_by_unit(raw), raw

@@ -135,11 +135,11 @@ def parse_strict(u: str, start: int, end: int, spans=None, depth_checked=False):
 # 0.2 us this way, against several microseconds in the exact reader.
 #
 # parse_strict first tries the whole document. If that is doubted, the exact reader tries each
-# array or object it meets again, within a window of _WINDOW units: what passes is taken whole,
+# array or object it meets again, within a window of WINDOW units: what passes is taken whole,
 # so a document with one failure near its end is read at about C speed up to it. The window
 # bounds what a failed try can cost: only the containers around the failure fail, at most
-# MAX_DEPTH of them, each after at most _WINDOW units.
-_WINDOW = 4096
+# MAX_DEPTH of them, each after at most WINDOW units.
+WINDOW = 4096
 
 
 class _Doubt(Exception):
@@ -230,7 +230,7 @@ def read_value(u: str, i: int, end: int, depth: int, spans=None):
         if depth > MAX_DEPTH:
             return JsonReject("too-deep", i), i
         if spans is None:  # the value's own brackets count: MAX_DEPTH - depth + 1 levels may open
-            accepted = _read_accepted(u, i, min(end, i + _WINDOW), MAX_DEPTH - depth + 1)
+            accepted = _read_accepted(u, i, min(end, i + WINDOW), MAX_DEPTH - depth + 1)
             if accepted is not None:
                 return accepted
         if c == LBRACE:
@@ -252,7 +252,7 @@ def read_object(u: str, i: int, end: int, depth: int):
     if i < end and ord(u[i]) == RBRACE:
         return obj, i + 1
     while True:
-        if depth < MAX_DEPTH:
+        if depth <= MAX_DEPTH - 2:  # members' values nest two levels at most
             run = _read_run(_MEMBER_RUN, u, i, end, "{}")
             if run is not None:
                 if type(run[0]) is JsonReject or not obj.keys().isdisjoint(run[0]):
@@ -290,7 +290,7 @@ def read_array(u: str, i: int, end: int, depth: int, spans=None):
     if i < end and ord(u[i]) == RBRACKET:
         return items, i + 1
     while True:
-        if spans is None and depth < MAX_DEPTH:  # (spans are asked for arrays of calls)
+        if spans is None and depth <= MAX_DEPTH - 2:  # items nest two levels at most; spans are asked for arrays of calls
             run = _read_run(_ITEM_RUN, u, i, end, "[]")
             if run is not None:
                 if type(run[0]) is JsonReject:
@@ -391,19 +391,27 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 # end, say) from costing many times as much as one it accepts. An item is simple when nothing in
 # it can fail but a duplicate key: a string with no escape and no surrogate, true, false, null,
 # a number that is always in range (at most 15 integer digits, an exponent of at most two), or an
-# array or object of those (a flat container, one level deeper: the caller checks the depth). A
-# matched item is followed by whitespace and a comma, so it is all of what read_value reads
+# array or object of those, or of such arrays and objects (two levels: the caller checks the
+# depth). A matched item is followed by whitespace and a comma, so it is all of what read_value reads
 # there; any other item ends the run, and read_value reads it, as it reads the last item, which no
 # comma follows. Possessive quantifiers give nothing back: no backtracking records.
 _RUN_WS = r"[ \t\n\r]*+"
 _RUN_STRING = '"[^\x00-\x1f"\\\\\ud800-\udfff]*+"'
 _RUN_SCALAR = rf"(?:{_RUN_STRING}|-?+(?:0|[1-9][0-9]{{0,14}}+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]{{1,2}}+)?+(?![0-9])|true|false|null)"
 _RUN_MEMBER = rf"{_RUN_STRING}{_RUN_WS}:{_RUN_WS}"
-_RUN_ITEM = (
-    rf"(?:{_RUN_SCALAR}"
-    rf"|\[{_RUN_WS}(?:{_RUN_SCALAR}(?:{_RUN_WS},{_RUN_WS}{_RUN_SCALAR})*+{_RUN_WS})?+\]"
-    rf"|\{{{_RUN_WS}(?:{_RUN_MEMBER}{_RUN_SCALAR}(?:{_RUN_WS},{_RUN_WS}{_RUN_MEMBER}{_RUN_SCALAR})*+{_RUN_WS})?+\}})"
-)
+
+
+def or_containers_of(element: str, string: str) -> str:
+    """A regular expression: `element`, or an array of them, or an object whose keys match
+    `string` and whose values are them (JSON whitespace between tokens)."""
+    ws = r"[ \t\n\r]*+"
+    array = rf"\[{ws}(?:{element}(?:{ws},{ws}{element})*+{ws})?+\]"
+    member = rf"{string}{ws}:{ws}{element}"
+    obj = rf"\{{{ws}(?:{member}(?:{ws},{ws}{member})*+{ws})?+\}}"
+    return rf"(?:{element}|{array}|{obj})"
+
+
+_RUN_ITEM = or_containers_of(or_containers_of(_RUN_SCALAR, _RUN_STRING), _RUN_STRING)
 _ITEM_RUN = re.compile(rf"(?:{_RUN_ITEM}{_RUN_WS},{_RUN_WS})++")
 _MEMBER_RUN = re.compile(rf"(?:{_RUN_MEMBER}{_RUN_ITEM}{_RUN_WS},{_RUN_WS})++")
 

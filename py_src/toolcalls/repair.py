@@ -6,6 +6,9 @@ fails closed: truncation inside a string, or right after a comma, colon, key or 
 The repaired text must then pass the same strict reader and policies as the parser.
 """
 
+import array
+import itertools
+import json
 import re
 
 from . import json_core as jc
@@ -39,31 +42,135 @@ def tail_is_closers(u, i):
 _STRING_PLAIN = re.compile(r'[^"\\]+')
 _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
 # After a value inside an array or an object: every following ", item" (", key: item" in an
-# object) whose item is a run of value units, a string without a backslash, or a flat container:
-# an array of such scalars, or an object whose members are such string keys with such scalars.
-# Stepping through one leaves the state as it was: last is "value" again, the stack is unchanged,
-# no action is added (comma_at and comma_after_value change, but they are read only while last is
-# "comma"): a flat container is closed by its own closer, with no comma before it. It is pushed
-# for a moment, so this needs the stack below MAX_DEPTH. In an object a string after a comma is a
-# key, so there the key and its colon must come too. Possessive quantifiers (*+, ++): nothing to
-# give back, and no backtracking records kept for the regex engine.
+# object) whose item is a run of value units, a string without a backslash, or a container of
+# such scalars, or a container of those (two levels). Stepping through one leaves the state as it
+# was: last is "value" again, the stack is unchanged, no action is added (comma_at and
+# comma_after_value change, but they are read only while last is "comma"): such a container is
+# closed by its own closer, with no comma before it. It is pushed for a moment, two levels at
+# most, so this needs the stack at most MAX_DEPTH - 2 deep. In an object a string after a comma
+# is a key, so there the key and its colon must come too. Possessive quantifiers (*+, ++):
+# nothing to give back, and no backtracking records kept for the regex engine.
 _WS = r"[ \t\n\r]*+"
 _STRING = r'"[^"\\]*+"'
 _SCALAR = rf'(?:[^"{{}}\[\],: \t\n\r]++|{_STRING})'
-_FLAT_ARRAY = rf"\[{_WS}(?:{_SCALAR}(?:{_WS},{_WS}{_SCALAR})*+{_WS})?+\]"
-_MEMBER = rf"{_STRING}{_WS}:{_WS}{_SCALAR}"
-_FLAT_OBJECT = rf"\{{{_WS}(?:{_MEMBER}(?:{_WS},{_WS}{_MEMBER})*+{_WS})?+\}}"
-_ITEM = rf"(?:{_SCALAR}|{_FLAT_ARRAY}|{_FLAT_OBJECT})"
+
+
+_ITEM = jc.or_containers_of(jc.or_containers_of(_SCALAR, _STRING), _STRING)
 _MORE_ITEMS = re.compile(rf"(?:{_WS},{_WS}{_ITEM})*+")
 _MORE_MEMBERS = re.compile(rf"(?:{_WS},{_WS}{_STRING}{_WS}:{_WS}{_ITEM})*+")
 
 
 def after_value(u, i, stack):
     """Index past the action-free items or members that follow a value that ends at u[i]."""
-    if not stack or len(stack) >= jc.MAX_DEPTH:
+    if not stack or len(stack) > jc.MAX_DEPTH - 2:
         return i
     more = _MORE_ITEMS if stack[-1] == jc.LBRACKET else _MORE_MEMBERS
     return more.match(u, i).end()
+
+
+# A bracket or brace that opens a complete JSON value (what the standard library's C reader,
+# told to allow control characters, NaN and Infinity, reads there) is jumped over whole: a JSON
+# value holds no trailing comma, no excess or mismatched closer and no open string, so stepping
+# through it would add no action and leave last as "value", unless it nests too deep, which
+# counting its brackets and braces rules out (a bracket inside a string counts too: that only
+# costs a step through). The try reads at most json_core's window, so a value that does not
+# close in it (the ones around a truncation, say) costs a bounded try and is stepped into.
+_STRUCTURE = json.JSONDecoder(strict=False)
+
+
+def complete_value_end(u, i, openers):
+    """Index after the complete JSON value opening at u[i], if it holds at most `openers`
+    brackets and braces and closes within the window; else None."""
+    window = u[i : i + jc.WINDOW]
+    try:
+        j = _STRUCTURE.scan_once(window, 0)[1]
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if window.count("{", 0, j) + window.count("[", 0, j) > openers:
+        return None
+    return i + j
+
+
+# The plan of a text that is JSON as far as it goes, found at C speed. The C reader reads it, and
+# where it stops tells the state the unit-by-unit pass below would end in: after one complete
+# value (then only whitespace, or closers to delete, may follow), inside a string it never closed
+# (it reports "Unterminated string"), or between tokens (one of _BETWEEN_TOKENS) with at most a
+# run of value units after it (a cut literal or number, which that pass counts as a value; the
+# strict reader refuses it later). Everything before that point is JSON, so it holds no trailing
+# comma and no excess or mismatched closer: the pass would add no action and refuse nothing there
+# but too-deep. Its brackets and braces, strings taken out, give the depth (a running sum) and
+# the containers still open (remove every "[]" and "{}" until none is left). Anything else (a
+# trailing comma, junk, a wrong closer) goes to the unit-by-unit pass.
+_BETWEEN_TOKENS = ("Expecting value", "Expecting ',' delimiter", "Expecting ':' delimiter",
+                   "Expecting property name enclosed in double quotes")
+_VALUE_UNITS = re.compile(r'[^"{}\[\],: \t\n\r]*+')
+_CLOSERS_TAIL = re.compile(r"[\]} \t\n\r]*+")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # read as signed bytes: +1, -1
+_LAST_TOKEN = {",": "comma", ":": "colon", "{": "open", "[": "open"}
+
+
+def plan_of_json_prefix(u):
+    """The actions for u when it is JSON as far as it goes; None when it is not, and the
+    unit-by-unit pass must decide."""
+    n = len(u)
+    in_string = complete = False
+    try:
+        end = _STRUCTURE.raw_decode(u, jc.skip_ws(u, 0, n))[1]
+        complete = True
+    except json.JSONDecodeError as error:
+        end = error.pos
+        if error.msg.startswith("Unterminated string"):
+            in_string = True
+        elif error.msg not in _BETWEEN_TOKENS or _VALUE_UNITS.match(u, end).end() != n:
+            return None
+    except (ValueError, RecursionError):  # a number past int()'s digit limit; deep nesting
+        return None
+    # In JSON a backslash is only ever inside a string, where it escapes the next unit; blanking
+    # escaped backslashes, then escaped quotes, leaves the quotes that open and close strings.
+    plain = u[:end].replace("\\\\", "__").replace('\\"', "__")
+    stack = _open_containers(plain)
+    if in_string:
+        raise RepairRejected("truncated-in-string")
+    if complete:
+        tail = jc.skip_ws(u, end, n)
+        if tail == n:
+            return []
+        if _CLOSERS_TAIL.match(u, tail).end() != n:  # more than closers after the value
+            return None
+        return [{"at": tail, "op": "delete", "text": u[tail : jc.skip_ws_back(u, tail, n)]}]
+    if not stack:
+        return []
+    last = "value" if end < n else _last_token(plain, stack)
+    if last in ("comma", "colon", "key", "open"):
+        raise RepairRejected("truncated-after-" + last)
+    return [{"at": n, "op": "append", "text": "".join(CLOSER_FOR[ord(c)] for c in reversed(stack))}]
+
+
+def _open_containers(plain):
+    """The openers still open at the end of `plain` (JSON as far as it goes, escapes blanked),
+    outermost first; raises too-deep where the unit-by-unit pass would."""
+    brackets = "".join(plain.split('"')[::2]).encode("ascii", "replace").translate(None, _NOT_BRACKETS)
+    if len(brackets) > jc.MAX_DEPTH:
+        steps = array.array("b", brackets.translate(_DEPTH_STEPS))
+        if max(itertools.accumulate(steps)) > jc.MAX_DEPTH:
+            raise RepairRejected("too-deep")
+    while True:
+        paired = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if len(paired) == len(brackets):
+            return [chr(c) for c in brackets]
+        brackets = paired
+
+
+def _last_token(plain, stack):
+    """The kind of the last significant token in `plain`, as the unit-by-unit pass names it."""
+    k = jc.skip_ws_back(plain, 0, len(plain))
+    c = plain[k - 1]
+    if c != '"':
+        return _LAST_TOKEN.get(c, "value")
+    opening = plain.rfind('"', 0, k - 1)
+    before = jc.skip_ws_back(plain, 0, opening)
+    return "key" if stack[-1] == "{" and plain[before - 1 : before] in ("{", ",") else "value"
 
 
 def plan_repair(u):
@@ -71,6 +178,9 @@ def plan_repair(u):
 
     `last` is the previous significant token: "open", "comma", "colon", "key" or "value".
     """
+    actions = plan_of_json_prefix(u)
+    if actions is not None:
+        return actions
     stack = []
     actions = []
     last = None
@@ -97,6 +207,11 @@ def plan_repair(u):
         if c == jc.QUOTE:
             in_string = True
         elif c == jc.LBRACE or c == jc.LBRACKET:
+            end = complete_value_end(u, i, jc.MAX_DEPTH - len(stack))
+            if end is not None:
+                last = "value"
+                i = after_value(u, end, stack)
+                continue
             if len(stack) >= jc.MAX_DEPTH:
                 raise RepairRejected("too-deep")
             stack.append(c)
