@@ -182,7 +182,7 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 # The prechecks below read the text as bytes: bytes.translate and `in` go at memory speed, where
 # a regular-expression search for a class of units costs 10-25 ns a unit.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_EXPONENTS = (b"e000", b"e+000", b"e-000", b"E000", b"E+000", b"E-000")
+_LONG_DIGITS = re.compile(rb"0{16}|[eE][+-]?000")
 
 
 def _read_accepted(u: str, i: int, end: int, openers):
@@ -191,8 +191,8 @@ def _read_accepted(u: str, i: int, end: int, openers):
     look at the value's own text only, whatever lies after it in the window."""
     text = u[i:end]
     try:
-        value, j = _ACCEPTING.raw_decode(text, 0)
-    except (_Doubt, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        value, j = _ACCEPTING.scan_once(text, 0)
+    except (StopIteration, _Doubt, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         return None
     if j < len(text):
         text = text[:j]
@@ -209,9 +209,9 @@ def _read_accepted(u: str, i: int, end: int, openers):
     # Only a literal with 16 digits in a row, or an exponent of three digits, can be out of
     # range: then the value is read again with a hook on every number (a Python call each).
     digits = data.translate(_DIGITS_AS_ZERO)
-    if b"0" * 16 in digits or any(mark in digits for mark in _LONG_EXPONENTS):
+    if b"000" in digits and _LONG_DIGITS.search(digits) is not None:
         try:
-            value = _ACCEPTING_NUMBERS.raw_decode(text, 0)[0]
+            value = _ACCEPTING_NUMBERS.scan_once(text, 0)[0]
         except (_Doubt, ValueError):
             return None
     return value, i + j
@@ -229,7 +229,9 @@ def read_value(u: str, i: int, end: int, depth: int, spans=None):
     if c == LBRACE or c == LBRACKET:
         if depth > MAX_DEPTH:
             return JsonReject("too-deep", i), i
-        if spans is None:  # the value's own brackets count: MAX_DEPTH - depth + 1 levels may open
+        inside = skip_ws(u, i + 1, end)
+        if spans is None and inside < end and u[inside] not in "]}":  # (an empty one is read at once)
+            # The value's own brackets count: MAX_DEPTH - depth + 1 levels may open.
             accepted = _read_accepted(u, i, min(end, i + WINDOW), MAX_DEPTH - depth + 1)
             if accepted is not None:
                 return accepted
