@@ -537,12 +537,21 @@ def starts_line(u, start):
 
 
 # What may follow a candidate on its line: JSON whitespace other than LF, at most one comma and
-# more such whitespace, then the end of the line. One match, as ends_line runs for every candidate.
+# more such whitespace, then the end of the line.
 LINE_TAIL = re.compile("[ \t\r]*(?:,[ \t\r]*)?(?:\n|\\Z)")
+LINE_TAIL_UNITS = INLINE_WS + ","  # the units the tail may hold before its LF
 
 
 def ends_line(u, end):
-    """True when only JSON whitespace with at most one comma follows u[end] on its line."""
+    """True when only JSON whitespace with at most one comma follows u[end] on its line.
+
+    ends_line runs for every candidate, and the unit right after one nearly always settles it
+    (a line feed, the end of the text, or a unit no tail holds, as in `{}{}`); the match runs only
+    when that unit may begin a longer tail."""
+    if end == len(u) or u[end] == "\n":
+        return True
+    if u[end] not in LINE_TAIL_UNITS:
+        return False
     return LINE_TAIL.match(u, end) is not None
 
 
@@ -574,25 +583,21 @@ def bare_pass(verdict, u):
 
     The outcome of a candidate on its own line depends on its text alone, so a refusal is worked
     out once per distinct text (a flood of identical objects costs little); calls are validated
-    each time, so no two calls share an arguments object. Past the listing cap, a candidate that
-    is not on its own line or whose text was refused before is refused whatever the reason, and
-    only counted."""
+    each time, so no two calls share an arguments object. Once no more rejections can be listed,
+    bare_pass_unlisted takes the rest of the candidates."""
     refusals = {}  # candidate text -> Rejected
-    for obj_start, obj_end in jc.scan_objects(u, 0, len(u)):
+    objects = jc.scan_objects(u, 0, len(u))
+    for k, (obj_start, obj_end) in enumerate(objects):
+        if not verdict.lists_more():  # from here on it never does again (Verdict.begin_pass)
+            bare_pass_unlisted(verdict, u, objects, k, refusals)
+            return
         ends = ends_line(u, obj_end)
-        if not ends and not verdict.lists_more():
-            verdict.count_unlisted(1)  # not on its own line whatever its prefix: only counted
-            continue
         starts = starts_line(u, obj_start)  # if so, no call: prefix can stand before it
         prefix_start = -1 if starts else call_prefix_start(u, obj_start)
         if prefix_start != -1:
             starts = starts_line(u, prefix_start)
         start, fmt = (prefix_start, "bare-call") if prefix_start != -1 else (obj_start, "bare")
-        own_line = starts and ends
-        if not verdict.lists_more() and (not own_line or u[start:obj_end] in refusals):
-            verdict.count_unlisted(1)  # refused, for whichever reason: only counted
-            continue
-        if not own_line:
+        if not (starts and ends):
             if prefix_start != -1:
                 name = u[prefix_start + len(CALL_PREFIX) : obj_start]
             else:
@@ -609,6 +614,39 @@ def bare_pass(verdict, u):
             if isinstance(outcome, Rejected):
                 refusals[candidate] = outcome
         verdict.file(fmt, start, obj_end, outcome)
+
+
+def bare_pass_unlisted(verdict, u, objects, first, refusals):
+    """The bare pass from objects[first] on, when no rejection filed now can be listed: what a
+    refused candidate is refused for no longer matters, only that it is. So a candidate is
+    validated only if it may be a call, on its own line with a text not refused before; every
+    other one is counted, and the count is filed once. A flood of refused candidates then costs
+    little more than the own-line checks."""
+    unlisted = 0
+    for obj_start, obj_end in objects[first:]:
+        if not ends_line(u, obj_end):
+            unlisted += 1
+            continue
+        start = obj_start
+        if not starts_line(u, obj_start):
+            start = call_prefix_start(u, obj_start)
+            if start == -1 or not starts_line(u, start):
+                unlisted += 1
+                continue
+        candidate = u[start:obj_end]
+        if candidate in refusals:
+            unlisted += 1
+            continue
+        if start != obj_start:
+            outcome = call_syntax(u, start, obj_end, verdict.allowed)
+        else:
+            outcome = call_from_text(u, start, obj_end, verdict.allowed)
+        if isinstance(outcome, Rejected):
+            refusals[candidate] = outcome
+            unlisted += 1
+        else:
+            verdict.accept(outcome[0], outcome[1], "bare" if start == obj_start else "bare-call", start, obj_end)
+    verdict.count_unlisted(unlisted)
 
 
 # ---------------------------------------------------------------- entry points

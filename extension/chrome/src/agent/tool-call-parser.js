@@ -538,8 +538,15 @@ function startsLine(u, start) {
   return i === 0 || u.charCodeAt(i - 1) === LF;
 }
 
-// True when only JSON whitespace with at most one comma follows u[end] on its line.
+// True when only JSON whitespace with at most one comma follows u[end] on its line. endsLine runs
+// for every candidate, and the unit right after one nearly always settles it (a line feed, the end
+// of the text, or a unit no tail holds, as in `{}{}`); the tail is walked only when that unit may
+// begin a longer one.
 function endsLine(u, end) {
+  if (end === u.length) return true;
+  const c = u.charCodeAt(end);
+  if (c === LF) return true;
+  if (c !== COMMA && !isInlineWs(c)) return false;
   let i = skipInlineWs(u, end);
   if (i < u.length && u.charCodeAt(i) === COMMA) i = skipInlineWs(u, i + 1);
   return i === u.length || u.charCodeAt(i) === LF;
@@ -577,31 +584,25 @@ function narratedName(u, start, end) {
 // Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
 // The outcome of a candidate on its own line depends on its text alone, so a refusal is worked
 // out once per distinct text (a flood of identical objects costs little); calls are validated
-// each time, so no two calls share an arguments object. Past the listing cap, a candidate that is
-// not on its own line or whose text was refused before is refused whatever the reason, and only
-// counted.
+// each time, so no two calls share an arguments object. Once no more rejections can be listed,
+// barePassUnlisted takes the rest of the candidates.
 function barePass(verdict, u) {
   const refusals = new Map(); // candidate text -> Rejected
   const objects = scanObjects(u, 0, u.length);
   for (let k = 0; k < objects.length; k += 1) {
+    if (!verdict.listsMore()) { // from here on it never does again (Verdict.beginPass)
+      barePassUnlisted(verdict, u, objects, k, refusals);
+      return;
+    }
     const objStart = objects[k][0];
     const objEnd = objects[k][1];
     const ends = endsLine(u, objEnd);
-    if (!ends && !verdict.listsMore()) {
-      verdict.countUnlisted(1); // not on its own line whatever its prefix: only counted
-      continue;
-    }
     let starts = startsLine(u, objStart); // if so, no call: prefix can stand before it
     const prefixStart = starts ? -1 : callPrefixStart(u, objStart);
     if (prefixStart !== -1) starts = startsLine(u, prefixStart);
     const start = prefixStart !== -1 ? prefixStart : objStart;
     const fmt = prefixStart !== -1 ? "bare-call" : "bare";
-    const ownLine = starts && ends;
-    if (!verdict.listsMore() && (!ownLine || refusals.has(u.slice(start, objEnd)))) {
-      verdict.countUnlisted(1); // refused, for whichever reason: only counted
-      continue;
-    }
-    if (!ownLine) {
+    if (!(starts && ends)) {
       const name = prefixStart !== -1 ? u.slice(prefixStart + CALL_PREFIX.length, objStart) : () => narratedName(u, objStart, objEnd);
       verdict.reject("not-own-line", fmt, start, objEnd, name);
       continue;
@@ -614,6 +615,44 @@ function barePass(verdict, u) {
     }
     verdict.file(fmt, start, objEnd, outcome);
   }
+}
+
+// The bare pass from objects[first] on, when no rejection filed now can be listed: what a refused
+// candidate is refused for no longer matters, only that it is. So a candidate is validated only if
+// it may be a call, on its own line with a text not refused before; every other one is counted,
+// and the count is filed once. A flood of refused candidates then costs little more than the
+// own-line checks.
+function barePassUnlisted(verdict, u, objects, first, refusals) {
+  let unlisted = 0;
+  for (let k = first; k < objects.length; k += 1) {
+    const objStart = objects[k][0];
+    const objEnd = objects[k][1];
+    if (!endsLine(u, objEnd)) {
+      unlisted += 1;
+      continue;
+    }
+    let start = objStart;
+    if (!startsLine(u, objStart)) {
+      start = callPrefixStart(u, objStart);
+      if (start === -1 || !startsLine(u, start)) {
+        unlisted += 1;
+        continue;
+      }
+    }
+    const candidate = u.slice(start, objEnd);
+    if (refusals.has(candidate)) {
+      unlisted += 1;
+      continue;
+    }
+    const outcome = start !== objStart ? callSyntax(u, start, objEnd, verdict.allowed) : callFromText(u, start, objEnd, verdict.allowed);
+    if (outcome instanceof Rejected) {
+      refusals.set(candidate, outcome);
+      unlisted += 1;
+    } else {
+      verdict.accept(outcome[0], outcome[1], start === objStart ? "bare" : "bare-call", start, objEnd);
+    }
+  }
+  verdict.countUnlisted(unlisted);
 }
 
 // ---------------------------------------------------------------- entry points
