@@ -263,12 +263,15 @@ class Text {
     this.blanked = 0; // how many regions have been blanked so far
   }
 
-  // Overwrite [start, end) with `fill`, keeping line feeds so lines survive.
+  // Overwrite [start, end) with `fill`, keeping line feeds so lines survive. The range is
+  // overwritten whole by the engine and its line feeds are put back, found in the raw text:
+  // blanking never writes or removes one, so they stand where they stand there. They are searched
+  // for in a copy of the range, as indexOf has no end and must not look past it.
   blank(start, end, fill) {
     this.blanked += 1;
-    for (let k = start; k < end; k += 1) {
-      if (this.chars[k] !== "\n") this.chars[k] = fill;
-    }
+    this.chars.fill(fill, start, end);
+    const range = this.raw.slice(start, end);
+    for (let k = range.indexOf("\n"); k !== -1; k = range.indexOf("\n", k + 1)) this.chars[start + k] = "\n";
   }
 
   // Make the blanking done so far visible to the next pass.
