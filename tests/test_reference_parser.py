@@ -647,6 +647,28 @@ def test_whole_response_array_non_object_element():
                                        "span": [len(SIMPLE) + 3, len(SIMPLE) + 4]}
 
 
+NUMBER_ITEMS = ["1", "-0", "0", "23", "999999999999999", "-999999999999999", "9007199254740991", "1.5", "1e3", "01", "00"]
+
+
+@pytest.mark.parametrize("separator", [",", " , ", ",\n\t", "\r,"])
+@pytest.mark.parametrize("opener,closer", [("", ""), ("<tool_call>", "</tool_call>"), ("```json\n", "\n```")])
+def test_number_items_are_refused_with_their_own_spans(opener, closer, separator):
+    """Arrays of numbers are read in runs (Python) or item by item without readValue (JS) when
+    their items are short integers; each item is still refused on its own span, before and after
+    a call and a literal that is no short integer, and an array that fails to read (`01`, `00`)
+    is not a batch."""
+    for items in (NUMBER_ITEMS[:7], NUMBER_ITEMS[:9], NUMBER_ITEMS):
+        body = "[" + separator.join(items[:3] + [SIMPLE] + items[3:]) + "]"
+        text = opener + body + closer
+        verdict = parse(text)
+        if items[-1] in ("01", "00"):
+            continue  # not JSON: no batch, its parts go to the other passes
+        assert verdict["calls"] == []
+        listed = [(span_text(text, r["span"]), r["reason"]) for r in verdict["rejected"]]
+        assert listed == [(item, "not-a-call") for item in items[:3]] + [(SIMPLE, "sibling-rejected")] + [
+            (item, "not-a-call") for item in items[3:]]
+
+
 def test_whole_response_array_bad_arguments_refuses_siblings():
     text = "[" + SIMPLE + ', {"name":"read_page","arguments":"{"}]'
     verdict = parse(text)

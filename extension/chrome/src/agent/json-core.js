@@ -160,11 +160,17 @@ function readArray(u, i, end, depth, spans) {
   i = skipWs(u, i + 1, end);
   if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
   for (;;) {
-    const read = readValue(u, i, end, depth + 1);
-    if (read[0] instanceof JsonReject) return read;
-    items.push(read[0]);
-    if (spans !== null) spans.push([i, read[1]]);
-    i = skipWs(u, read[1], end);
+    let after = shortIntegerEnd(u, i, end);
+    if (after !== -1) {
+      items.push(Number(u.slice(i, after))); // what readNumber gives for the same literal
+    } else {
+      const read = readValue(u, i, end, depth + 1);
+      if (read[0] instanceof JsonReject) return read;
+      items.push(read[0]);
+      after = read[1];
+    }
+    if (spans !== null) spans.push([i, after]);
+    i = skipWs(u, after, end);
     if (i < end && u.charCodeAt(i) === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
@@ -172,6 +178,26 @@ function readArray(u, i, end, depth, spans) {
     if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
     return [new JsonReject("invalid-json", i), i];
   }
+}
+
+// Long arrays of numbers are mostly short integers, and reading each through readValue and
+// readNumber costs a few calls and arrays (Python reads runs of them at once, _read_number_run).
+// So readArray reads an item here when it is `-`?, then `0` or 1 to 15 digits not led by `0`,
+// then whitespace, `,` or `]`: readNumber would read exactly that literal there (no fraction or
+// exponent follows, nor another digit), as an integer below 10^15 < 2^53, so in range. The end of
+// such an item, or -1 for any other item, which readValue then reads.
+function shortIntegerEnd(u, i, end) {
+  let k = i < end && u.charCodeAt(i) === 0x2d ? i + 1 : i;
+  const first = k;
+  while (k < end && k - first < 16) {
+    const c = u.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) break;
+    k += 1;
+  }
+  const digits = k - first;
+  if (digits === 0 || digits > 15 || (digits > 1 && u.charCodeAt(first) === 0x30) || k >= end) return -1;
+  const c = u.charCodeAt(k);
+  return c === COMMA || c === RBRACKET || isJsonWs(c) ? k : -1;
 }
 
 const ESCAPES = { 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" };
