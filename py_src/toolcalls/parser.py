@@ -150,10 +150,15 @@ def call_from_value(value, allowed):
         return Rejected("bad-name")
     if name not in allowed:
         return Rejected("not-allowed", name)
-    if "arguments" in value and "parameters" in value:
-        return Rejected("ambiguous-arguments", name)
-    key = "arguments" if "arguments" in value else "parameters"
-    arguments = decode_arguments(value[key] if key in value else {}, name)
+    if "arguments" in value:
+        if "parameters" in value:
+            return Rejected("ambiguous-arguments", name)
+        arguments = value["arguments"]
+    elif "parameters" in value:
+        arguments = value["parameters"]
+    else:
+        return name, {}  # no arguments: an empty object of the call's own
+    arguments = decode_arguments(arguments, name)
     return arguments if isinstance(arguments, Rejected) else (name, arguments)
 
 
