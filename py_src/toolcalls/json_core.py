@@ -524,6 +524,9 @@ def scan_objects(u: str, start: int, end: int, strings=None) -> list:
 
 IN_STRING = 1  # inside any string literal begun within braces, even an unterminated one
 IN_VALUE = 2  # inside a closed string literal of a closed object: certainly a JSON value
+# The levels as one-byte strings: quoted_mask repeats one per string literal (bytes((level,)) cost
+# a third of its per-string time, and a text can hold thousands of strings).
+_IN_STRING_UNIT, _IN_VALUE_UNIT = bytes((IN_STRING,)), bytes((IN_VALUE,))
 
 
 def quoted_mask(u: str) -> bytearray:
@@ -547,8 +550,8 @@ def quoted_mask(u: str) -> bytearray:
         stop = string_end - 1 if closed else string_end
         if stop > string_start + 1:
             in_object = obj_start < string_start and string_end <= obj_end
-            level = IN_VALUE if closed and in_object else IN_STRING
-            mask[string_start + 1 : stop] = bytes((level,)) * (stop - string_start - 1)
+            level = _IN_VALUE_UNIT if closed and in_object else _IN_STRING_UNIT
+            mask[string_start + 1 : stop] = level * (stop - string_start - 1)
     return mask
 
 
