@@ -465,10 +465,10 @@ def test_canonical_numbers_from_parsed_text():
     assert canon("[1.0, -0.0, -0, 1E2, 0.1e1, 1e21, 1e-7, 5e-324]") == "[1,0,0,100,1,1e+21,1e-7,5e-324]"
 
 
-def read_one_by_one(units):
+def read_one_by_one(units, spans=None):
     """parse_strict with the C reader turned off: each item and member read by read_value."""
     with mock.patch.object(jc, "_read_run", lambda *run: None), mock.patch.object(jc, "_read_accepted", lambda *value: None):
-        return jc.parse_strict(units, 0, len(units))
+        return jc.parse_strict(units, 0, len(units), spans)
 
 
 def same_reading(fast, slow):
@@ -506,6 +506,18 @@ def test_number_runs_read_as_one_by_one(text):
     units = jc.to_units(text)
     same_reading(jc.parse_strict(units, 0, len(units)), read_one_by_one(units))
     same_reading(jc.parse_strict(units, 0, len(units), depth_checked=True), read_one_by_one(units))
+
+
+@pytest.mark.parametrize("text", NUMBER_RUNS, ids=[t[:30] for t in NUMBER_RUNS])
+def test_runs_give_the_spans_of_one_by_one(text):
+    """The parser asks for the spans of an array's items (its calls' spans, used only when the
+    array is read whole); a run gives each item's span, as reading the items one by one does."""
+    units = jc.to_units(text)
+    fast_spans, slow_spans = [], []
+    fast, slow = jc.parse_strict(units, 0, len(units), fast_spans), read_one_by_one(units, slow_spans)
+    if not isinstance(slow, JsonReject):
+        assert json.dumps(fast) == json.dumps(slow)
+        assert fast_spans == slow_spans
 
 
 # ---------------------------------------------------------------- canonical serializer (RFC 8785)

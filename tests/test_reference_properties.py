@@ -133,17 +133,23 @@ NUMBER_LITERAL = st.one_of(
        st.sampled_from(["]", "", ",]", "]x"]))
 @example([("1", ","), ("9007199254740992", ","), ("2", ",")], "]")
 def test_number_runs_read_as_one_by_one(items, close):
-    """Arrays of number literals (and near-literals) read the same with and without the C reader."""
+    """Arrays of number literals (and near-literals) read the same with and without the C reader,
+    and so do their items' spans when asked for."""
     text = "[" + "".join(literal + separator for literal, separator in items)[:-1] + close
     units = jc.to_units(text)
+    fast_spans, slow_spans = [], []
     fast = jc.parse_strict(units, 0, len(units))
+    fast_with_spans = jc.parse_strict(units, 0, len(units), fast_spans)
     with mock.patch.object(jc, "_read_run", lambda *run: None), mock.patch.object(jc, "_read_accepted", lambda *value: None):
         slow = jc.parse_strict(units, 0, len(units))
+        slow_with_spans = jc.parse_strict(units, 0, len(units), slow_spans)
     if isinstance(slow, jc.JsonReject):
-        assert fast.reason == slow.reason
-        assert fast.at == slow.at or fast.reason == "duplicate-key"
+        for refusal in (fast, fast_with_spans):
+            assert refusal.reason == slow.reason
+            assert refusal.at == slow.at or refusal.reason == "duplicate-key"
     else:
-        assert json.dumps(fast) == json.dumps(slow)
+        assert json.dumps(fast) == json.dumps(slow) == json.dumps(fast_with_spans) == json.dumps(slow_with_spans)
+        assert fast_spans == slow_spans
 
 
 # ================================================================ ECMAScript numbers

@@ -292,12 +292,14 @@ def read_array(u: str, i: int, end: int, depth: int, spans=None):
     if i < end and ord(u[i]) == RBRACKET:
         return items, i + 1
     while True:
-        if spans is None and depth <= MAX_DEPTH - 2:  # items nest two levels at most; spans are asked for arrays of calls
+        if depth <= MAX_DEPTH - 2:  # items nest two levels at most
             run = _read_run(_ITEM_RUN, u, i, end, "[]")
             if run is not None:
                 if type(run[0]) is JsonReject:
                     return run
                 items.extend(run[0])
+                if spans is not None:  # (asked for arrays of calls) one match per item, back to back
+                    spans.extend(item.span(1) for item in _RUN_ITEM_SPAN.finditer(u, i, run[1]))
                 i = run[1]
         item_start = i
         value, i = read_value(u, i, end, depth + 1)
@@ -415,6 +417,7 @@ def or_containers_of(element: str, string: str) -> str:
 
 _RUN_ITEM = or_containers_of(or_containers_of(_RUN_SCALAR, _RUN_STRING), _RUN_STRING)
 _ITEM_RUN = re.compile(rf"(?:{_RUN_ITEM}{_RUN_WS},{_RUN_WS})++")
+_RUN_ITEM_SPAN = re.compile(rf"({_RUN_ITEM}){_RUN_WS},{_RUN_WS}")  # one item of a matched run and its separator
 _MEMBER_RUN = re.compile(rf"(?:{_RUN_MEMBER}{_RUN_ITEM}{_RUN_WS},{_RUN_WS})++")
 
 
