@@ -15,6 +15,9 @@ from . import json_core as jc
 from .json_core import JsonReject
 
 MAX_RAW_UNITS = 100_000
+# More trailing commas than this is not a cut-off answer but a broken one, and each deletion is an
+# action in the verdict: the bound keeps a verdict within a few times the size of its input.
+MAX_COMMA_DELETIONS = 64
 CLOSER_FOR = {jc.LBRACE: "}", jc.LBRACKET: "]"}
 
 
@@ -226,6 +229,8 @@ def plan_repair(u):
             if u[i] != CLOSER_FOR[stack[-1]]:
                 raise RepairRejected("mismatched-closer")
             if last == "comma" and comma_after_value:
+                if len(actions) == MAX_COMMA_DELETIONS:  # (so far every action is a comma deletion)
+                    raise RepairRejected("too-many-commas")
                 actions.append({"at": comma_at, "op": "delete", "text": ","})
             stack.pop()
             last = "value"

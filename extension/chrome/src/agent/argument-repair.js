@@ -9,6 +9,9 @@
 import { JsonReject, MAX_DEPTH, QUOTE, BACKSLASH, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, COLON, canonical, isJsonWs, isObject, parseStrict, skipWsBack } from "./json-core.js";
 
 export const MAX_RAW_UNITS = 100000;
+// More trailing commas than this is not a cut-off answer but a broken one, and each deletion is an
+// action in the verdict: the bound keeps a verdict within a few times the size of its input.
+export const MAX_COMMA_DELETIONS = 64;
 
 function closerFor(opener) {
   return opener === LBRACE ? "}" : "]";
@@ -72,7 +75,10 @@ function planRepair(u) {
         break;
       }
       if (u[i] !== closerFor(stack[stack.length - 1])) throw new RepairRejected("mismatched-closer");
-      if (last === "comma" && commaAfterValue) actions.push({ at: commaAt, op: "delete", text: "," });
+      if (last === "comma" && commaAfterValue) {
+        if (actions.length === MAX_COMMA_DELETIONS) throw new RepairRejected("too-many-commas"); // (so far every action is a comma deletion)
+        actions.push({ at: commaAt, op: "delete", text: "," });
+      }
       stack.pop();
       last = "value";
     } else if (c === COMMA) {
