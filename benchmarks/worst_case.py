@@ -115,7 +115,7 @@ def repair_inputs() -> dict[str, str]:
         "10,000 '{\"a\":[1]}' in an array": array_of(rng, lambda r: '{"a":[1]}'),
         "12,5xx '[[[1]]]' in an array": array_of(rng, lambda r: "[[[1]]]"),
         "9,99x '{\"a\":[1]}', cut short": '{"n":[' + ",".join(['{"a":[1]}'] * 9_990) + ',{"a":[1',
-        "20,000 '[1,]' (a trailing comma each)": array_of(rng, lambda r: "[1,]"),
+        "20,000 '[1,]' (refused at the 65th comma)": array_of(rng, lambda r: "[1,]"),
         "16,6xx '\"a\\n\"' (an escape each)": array_of(rng, lambda r: '"a\\n"'),
         "25,000 '[1]', then a duplicate key": fit('{"n":[' + ",".join(["[1]"] * 24_990) + '],"n":0}', REPAIR_UNITS),
     }

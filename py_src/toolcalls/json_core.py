@@ -10,6 +10,7 @@ canonical serializer (RFC 8785), used by every format that needs them.
 """
 
 import array
+import gc
 import itertools
 import json
 import math
@@ -103,19 +104,43 @@ def is_well_formed(u: str) -> bool:
     return _SURROGATE.search(u) is None or _LONE_SURROGATE.search(u) is None
 
 
+# ---------------------------------------------------------------- the brackets of JSON text
+
+# In JSON a backslash is only ever inside a string, where it escapes the next unit: blanking
+# escaped backslashes, then escaped quotes (same length, left to right as a reader pairs them),
+# leaves only the quotes that open and close strings. What lies outside them holds the brackets
+# and braces; bytes.translate, str.split and the like read them at memory speed.
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # read as signed bytes: +1, -1
+
+
+def blank_escapes(json_text: str) -> str:
+    """JSON text (or a prefix of it) with its escaped backslashes and quotes blanked, same length."""
+    return json_text.replace("\\\\", "__").replace('\\"', "__")
+
+
+def brackets_outside_strings(plain: str) -> bytes:
+    """The brackets and braces of blank_escapes text, in order, strings left out (all closed)."""
+    return "".join(plain.split('"')[::2]).encode("ascii", "replace").translate(None, _NOT_BRACKETS)
+
+
+def nesting(json_text: str) -> int:
+    """How many levels deep the JSON text's arrays and objects nest (0 for a scalar)."""
+    steps = array.array("b", brackets_outside_strings(blank_escapes(json_text)).translate(_DEPTH_STEPS))
+    return max(itertools.accumulate(steps), default=0)
+
+
 # ---------------------------------------------------------------- strict JSON reader
 
 
-def parse_strict(u: str, start: int, end: int, spans=None, depth_checked=False):
+def parse_strict(u: str, start: int, end: int, spans=None):
     """Parse u[start:end] as exactly one JSON value with JSON whitespace around it; returns the
     value, or a JsonReject. If `spans` is a list and the value is an array, the (start, end) of
-    each element is appended to it. `depth_checked` says the caller has seen that nothing in
-    u[start:end] nests deeper than MAX_DEPTH (the repair's plan has), which lets a document with
-    many openers be read whole by the C reader below."""
+    each element is appended to it."""
     i = skip_ws(u, start, end)
     accepted = None
     if spans is None:
-        accepted = _read_accepted(u, i, end, None if depth_checked else MAX_DEPTH)
+        accepted = _read_accepted(u, i, end, MAX_DEPTH)
     value, i = accepted or read_value(u, i, end, 1, spans)
     if type(value) is JsonReject:
         return value
@@ -123,6 +148,17 @@ def parse_strict(u: str, start: int, end: int, spans=None, depth_checked=False):
     if i != end:
         return JsonReject("invalid-json", i)
     return value
+
+
+def read_accepted(u: str):
+    """The value of u, one JSON value with whitespace around it, when it passes every check; else
+    None (then parse_strict finds the first failure), as for the document `null`. Only the C
+    reader's pass, whatever u holds: a cheap first try."""
+    i = skip_ws(u, 0, len(u))
+    accepted = _read_accepted(u, i, len(u), MAX_DEPTH)
+    if accepted is None or skip_ws(u, accepted[1], len(u)) != len(u):
+        return None
+    return accepted[0]
 
 
 # A value that passes every check reads the same in the standard library's C reader as in the
@@ -174,6 +210,20 @@ def _finite_float(literal):
     return value
 
 
+def c_scan(reader: json.JSONDecoder, text: str, i: int):
+    """reader.scan_once(text, i), with Python's cycle collector paused. The C reader builds trees
+    of lists and dicts, which hold no cycles, and its allocations trigger collections that walk
+    them (and all else alive) again and again: that tripled the cost of reading 25,000 small
+    arrays. The collector is put back as it was, also when the read fails."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return reader.scan_once(text, i)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 _ACCEPTING = json.JSONDecoder(object_pairs_hook=_object_with_unique_keys, parse_constant=_refuse)
 _ACCEPTING_NUMBERS = json.JSONDecoder(
     object_pairs_hook=_object_with_unique_keys, parse_constant=_refuse, parse_int=_safe_int, parse_float=_finite_float
@@ -185,18 +235,18 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_DIGITS = re.compile(rb"0{16}|[eE][+-]?000")
 
 
-def _read_accepted(u: str, i: int, end: int, openers):
+def _read_accepted(u: str, i: int, end: int, levels: int):
     """(value, index after it) for the value at u[i] (before `end`) when it passes every check
-    and holds at most `openers` brackets and braces (None: no limit), else None. The checks
-    look at the value's own text only, whatever lies after it in the window."""
+    and nests at most `levels` levels deep (the value's own brackets count), else None. The
+    checks look at the value's own text only, whatever lies after it in the window."""
     text = u[i:end]
     try:
-        value, j = _ACCEPTING.scan_once(text, 0)
+        value, j = c_scan(_ACCEPTING, text, 0)
     except (StopIteration, _Doubt, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         return None
     if j < len(text):
         text = text[:j]
-    if openers is not None and text.count("{") + text.count("[") > openers:
+    if text.count("{") + text.count("[") > levels and nesting(text) > levels:
         return None
     try:
         data = text.encode("utf-8")  # fails on any surrogate unit
@@ -211,7 +261,7 @@ def _read_accepted(u: str, i: int, end: int, openers):
     digits = data.translate(_DIGITS_AS_ZERO)
     if b"000" in digits and _LONG_DIGITS.search(digits) is not None:
         try:
-            value = _ACCEPTING_NUMBERS.scan_once(text, 0)[0]
+            value = c_scan(_ACCEPTING_NUMBERS, text, 0)[0]
         except (_Doubt, ValueError):
             return None
     return value, i + j
@@ -231,7 +281,7 @@ def read_value(u: str, i: int, end: int, depth: int, spans=None):
             return JsonReject("too-deep", i), i
         inside = skip_ws(u, i + 1, end)
         if spans is None and inside < end and u[inside] not in "]}":  # (an empty one is read at once)
-            # The value's own brackets count: MAX_DEPTH - depth + 1 levels may open.
+            # It stands at `depth`: MAX_DEPTH - depth + 1 levels may open from here.
             accepted = _read_accepted(u, i, min(end, i + WINDOW), MAX_DEPTH - depth + 1)
             if accepted is not None:
                 return accepted
@@ -429,7 +479,7 @@ def _read_run(run_pattern, u: str, i: int, end: int, brackets: str):
         return None
     last_comma = u.rfind(",", i, run.end())
     try:
-        value = _ACCEPTING.raw_decode(brackets[0] + u[i:last_comma] + brackets[1])[0]
+        value = c_scan(_ACCEPTING, brackets[0] + u[i:last_comma] + brackets[1], 0)[0]
     except _Doubt:  # only a duplicate key can fail in a run
         return JsonReject("duplicate-key", i), run.end()
     return value, run.end()

@@ -6,8 +6,6 @@ fails closed: truncation inside a string, or right after a comma, colon, key or 
 The repaired text must then pass the same strict reader and policies as the parser.
 """
 
-import array
-import itertools
 import json
 import re
 
@@ -86,7 +84,7 @@ def complete_value_end(u, i, openers):
     brackets and braces and closes within the window; else None."""
     window = u[i : i + jc.WINDOW]
     try:
-        j = _STRUCTURE.scan_once(window, 0)[1]
+        j = jc.c_scan(_STRUCTURE, window, 0)[1]
     except (StopIteration, ValueError, RecursionError):
         return None
     if window.count("{", 0, j) + window.count("[", 0, j) > openers:
@@ -108,8 +106,6 @@ _BETWEEN_TOKENS = ("Expecting value", "Expecting ',' delimiter", "Expecting ':' 
                    "Expecting property name enclosed in double quotes")
 _VALUE_UNITS = re.compile(r'[^"{}\[\],: \t\n\r]*+')
 _CLOSERS_TAIL = re.compile(r"[\]} \t\n\r]*+")
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
-_DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # read as signed bytes: +1, -1
 _LAST_TOKEN = {",": "comma", ":": "colon", "{": "open", "[": "open"}
 
 
@@ -117,21 +113,21 @@ def plan_of_json_prefix(u):
     """The actions for u when it is JSON as far as it goes; None when it is not, and the
     unit-by-unit pass must decide."""
     n = len(u)
-    in_string = complete = False
+    start = jc.skip_ws(u, 0, n)
+    message = None
     try:
-        end = _STRUCTURE.raw_decode(u, jc.skip_ws(u, 0, n))[1]
-        complete = True
+        end = jc.c_scan(_STRUCTURE, u, start)[1]
+    except StopIteration:  # no value starts there
+        end, message = start, "Expecting value"
     except json.JSONDecodeError as error:
-        end = error.pos
-        if error.msg.startswith("Unterminated string"):
-            in_string = True
-        elif error.msg not in _BETWEEN_TOKENS or _VALUE_UNITS.match(u, end).end() != n:
-            return None
+        end, message = error.pos, error.msg
     except (ValueError, RecursionError):  # a number past int()'s digit limit; deep nesting
         return None
-    # In JSON a backslash is only ever inside a string, where it escapes the next unit; blanking
-    # escaped backslashes, then escaped quotes, leaves the quotes that open and close strings.
-    plain = u[:end].replace("\\\\", "__").replace('\\"', "__")
+    complete = message is None
+    in_string = not complete and message.startswith("Unterminated string")
+    if not complete and not in_string and (message not in _BETWEEN_TOKENS or _VALUE_UNITS.match(u, end).end() != n):
+        return None
+    plain = jc.blank_escapes(u[:end])
     stack = _open_containers(plain)
     if in_string:
         raise RepairRejected("truncated-in-string")
@@ -153,11 +149,9 @@ def plan_of_json_prefix(u):
 def _open_containers(plain):
     """The openers still open at the end of `plain` (JSON as far as it goes, escapes blanked),
     outermost first; raises too-deep where the unit-by-unit pass would."""
-    brackets = "".join(plain.split('"')[::2]).encode("ascii", "replace").translate(None, _NOT_BRACKETS)
-    if len(brackets) > jc.MAX_DEPTH:
-        steps = array.array("b", brackets.translate(_DEPTH_STEPS))
-        if max(itertools.accumulate(steps)) > jc.MAX_DEPTH:
-            raise RepairRejected("too-deep")
+    brackets = jc.brackets_outside_strings(plain)
+    if len(brackets) > jc.MAX_DEPTH and jc.nesting(plain) > jc.MAX_DEPTH:
+        raise RepairRejected("too-deep")
     while True:
         paired = brackets.replace(b"[]", b"").replace(b"{}", b"")
         if len(paired) == len(brackets):
@@ -272,14 +266,20 @@ def repair_units(u):
     """The repair on a unit string; returns a verdict whose strings are unit strings."""
     if len(u) > MAX_RAW_UNITS:
         return rejected("too-long")
-    try:
-        actions = plan_repair(u)
-    except RepairRejected as error:
-        return rejected(error.reason)
-    text = apply_actions(u, actions)
-    value = jc.parse_strict(text, 0, len(text), depth_checked=True)  # the plan refused deeper nesting
-    if isinstance(value, JsonReject):
-        return rejected(value.reason)
+    # Arguments are an object, so only a text that ends in "}" may be complete as it is: then one
+    # read by the C reader settles it when it passes every check (nothing to plan or apply).
+    value = jc.read_accepted(u) if u[jc.skip_ws_back(u, 0, len(u)) - 1 : len(u)].startswith("}") else None
+    if value is not None:
+        actions = []
+    else:
+        try:
+            actions = plan_repair(u)
+        except RepairRejected as error:
+            return rejected(error.reason)
+        text = apply_actions(u, actions)
+        value = jc.parse_strict(text, 0, len(text))
+        if isinstance(value, JsonReject):
+            return rejected(value.reason)
     if not isinstance(value, dict):
         return rejected("not-an-object")
     status = "repaired" if actions else "valid"
