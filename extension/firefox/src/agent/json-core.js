@@ -98,106 +98,98 @@ export function isWellFormed(u) {
 // or a JsonReject. If `spans` is an array and the value is an array, the [start, end] of each
 // element is pushed to it.
 export function parseStrict(u, start, end, spans = null) {
-  const read = readValue(u, skipWs(u, start, end), end, 1, spans);
-  const value = read[0];
+  const value = valueAt(u, skipWs(u, start, end), end, 1, spans);
   if (value instanceof JsonReject) return value;
-  const i = skipWs(u, read[1], end);
+  const i = skipWs(u, readEnd, end);
   if (i !== end) return new JsonReject("invalid-json", i);
   return value;
 }
 
-const WORDS = [["true", true], ["false", false], ["null", null]];
+// The exported readers return [value, index after it], or [JsonReject, index] at the first
+// failing check, as the Python twin's do. Inside, each reader (valueAt, objectAt, arrayAt,
+// stringAt, numberAt) returns the value or the JsonReject alone and leaves that index in
+// readEnd: a fresh pair per value was a large part of the time spent reading many short values,
+// in QuickJS and in V8. readEnd is read straight after the call that set it.
+let readEnd = 0;
 
-// Each reader returns [value, index after it], or [JsonReject, index] at the first failing check.
+function failAt(reason, i) {
+  readEnd = i;
+  return new JsonReject(reason, i);
+}
+
+function endAt(value, i) {
+  readEnd = i;
+  return value;
+}
 
 // Read one value at u[i]. `depth` is this value's depth; `spans`, if an array, receives the
 // spans of an array's elements.
 export function readValue(u, i, end, depth, spans = null) {
-  if (i >= end) return [new JsonReject("invalid-json", i), i];
-  const c = u.charCodeAt(i);
-  if (c === LBRACE || c === LBRACKET) {
-    if (depth > MAX_DEPTH) return [new JsonReject("too-deep", i), i];
-    if (c === LBRACE) return readObject(u, i, end, depth);
-    return readArray(u, i, end, depth, spans);
-  }
-  if (c === QUOTE) return readString(u, i, end);
-  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return readNumber(u, i, end);
-  for (const [word, value] of WORDS) {
-    if (startsAt(u, word, i, end)) return [value, i + word.length];
-  }
-  return [new JsonReject("invalid-json", i), i];
+  const value = valueAt(u, i, end, depth, spans);
+  return [value, readEnd];
 }
 
-function readObject(u, i, end, depth) {
+function valueAt(u, i, end, depth, spans) {
+  if (i >= end) return failAt("invalid-json", i);
+  const c = u.charCodeAt(i);
+  if (c === QUOTE) return stringAt(u, i, end);
+  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return numberAt(u, i, end);
+  if (c === LBRACE || c === LBRACKET) {
+    if (depth > MAX_DEPTH) return failAt("too-deep", i);
+    if (c === LBRACE) return objectAt(u, i, end, depth);
+    return arrayAt(u, i, end, depth, spans);
+  }
+  if (c === 0x74 && startsAt(u, "true", i, end)) return endAt(true, i + 4);
+  if (c === 0x66 && startsAt(u, "false", i, end)) return endAt(false, i + 5);
+  if (c === 0x6e && startsAt(u, "null", i, end)) return endAt(null, i + 4);
+  return failAt("invalid-json", i);
+}
+
+function objectAt(u, i, end, depth) {
   const obj = newObject();
   i = skipWs(u, i + 1, end);
-  if (i < end && u.charCodeAt(i) === RBRACE) return [obj, i + 1];
+  if (i < end && u.charCodeAt(i) === RBRACE) return endAt(obj, i + 1);
   for (;;) {
-    if (i >= end || u.charCodeAt(i) !== QUOTE) return [new JsonReject("invalid-json", i), i];
+    if (i >= end || u.charCodeAt(i) !== QUOTE) return failAt("invalid-json", i);
     const keyAt = i;
-    const readKey = readString(u, i, end);
-    const key = readKey[0];
-    if (key instanceof JsonReject) return readKey;
-    i = skipWs(u, readKey[1], end);
-    if (i >= end || u.charCodeAt(i) !== COLON) return [new JsonReject("invalid-json", i), i];
-    const read = readValue(u, skipWs(u, i + 1, end), end, depth + 1);
-    const value = read[0];
-    if (value instanceof JsonReject) return read;
-    if (hasKey(obj, key)) return [new JsonReject("duplicate-key", keyAt), read[1]];
+    const key = stringAt(u, i, end);
+    if (key instanceof JsonReject) return key;
+    i = skipWs(u, readEnd, end);
+    if (i >= end || u.charCodeAt(i) !== COLON) return failAt("invalid-json", i);
+    const value = valueAt(u, skipWs(u, i + 1, end), end, depth + 1, null);
+    if (value instanceof JsonReject) return value;
+    // `in` is hasKey here: obj has no prototype to inherit a key from.
+    if (key in obj) return new JsonReject("duplicate-key", keyAt); // readEnd: just past the value
     obj[key] = value;
-    i = skipWs(u, read[1], end);
-    if (i < end && u.charCodeAt(i) === COMMA) {
+    i = skipWs(u, readEnd, end);
+    const c = i < end ? u.charCodeAt(i) : -1;
+    if (c === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
     }
-    if (i < end && u.charCodeAt(i) === RBRACE) return [obj, i + 1];
-    return [new JsonReject("invalid-json", i), i];
+    if (c === RBRACE) return endAt(obj, i + 1);
+    return failAt("invalid-json", i);
   }
 }
 
-function readArray(u, i, end, depth, spans) {
+function arrayAt(u, i, end, depth, spans) {
   const items = [];
   i = skipWs(u, i + 1, end);
-  if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
+  if (i < end && u.charCodeAt(i) === RBRACKET) return endAt(items, i + 1);
   for (;;) {
-    let after = shortIntegerEnd(u, i, end);
-    if (after !== -1) {
-      items.push(Number(u.slice(i, after))); // what readNumber gives for the same literal
-    } else {
-      const read = readValue(u, i, end, depth + 1);
-      if (read[0] instanceof JsonReject) return read;
-      items.push(read[0]);
-      after = read[1];
-    }
-    if (spans !== null) spans.push([i, after]);
-    i = skipWs(u, after, end);
-    if (i < end && u.charCodeAt(i) === COMMA) {
+    const value = valueAt(u, i, end, depth + 1, null);
+    if (value instanceof JsonReject) return value;
+    items.push(value);
+    if (spans !== null) spans.push([i, readEnd]);
+    i = skipWs(u, readEnd, end);
+    const c = i < end ? u.charCodeAt(i) : -1;
+    if (c === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
     }
-    if (i < end && u.charCodeAt(i) === RBRACKET) return [items, i + 1];
-    return [new JsonReject("invalid-json", i), i];
+    if (c === RBRACKET) return endAt(items, i + 1);
+    return failAt("invalid-json", i);
   }
-}
-
-// Long arrays of numbers are mostly short integers, and reading each through readValue and
-// readNumber costs a few calls and arrays (Python reads runs of them at once, _read_number_run).
-// So readArray reads an item here when it is `-`?, then `0` or 1 to 15 digits not led by `0`,
-// then whitespace, `,` or `]`: readNumber would read exactly that literal there (no fraction or
-// exponent follows, nor another digit), as an integer below 10^15 < 2^53, so in range. The end of
-// such an item, or -1 for any other item, which readValue then reads.
-function shortIntegerEnd(u, i, end) {
-  let k = i < end && u.charCodeAt(i) === 0x2d ? i + 1 : i;
-  const first = k;
-  while (k < end && k - first < 16) {
-    const c = u.charCodeAt(k);
-    if (c < 0x30 || c > 0x39) break;
-    k += 1;
-  }
-  const digits = k - first;
-  if (digits === 0 || digits > 15 || (digits > 1 && u.charCodeAt(first) === 0x30) || k >= end) return -1;
-  const c = u.charCodeAt(k);
-  return c === COMMA || c === RBRACKET || isJsonWs(c) ? k : -1;
 }
 
 const ESCAPES = { 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" };
@@ -223,13 +215,18 @@ function hex4(u, i, end) {
 // is checked for them only if it holds a surrogate at all, and assembled from parts only if it
 // holds an escape (Python finds both with regular expressions; here each unit is looked at once).
 export function readString(u, i, end) {
+  const value = stringAt(u, i, end);
+  return [value, readEnd];
+}
+
+function stringAt(u, i, end) {
   const start = i;
   i += 1;
   const parts = [];
   let run = i;
   let surrogate = false;
   for (;;) {
-    if (i >= end) return [new JsonReject("invalid-json", i), i];
+    if (i >= end) return failAt("invalid-json", i);
     const c = u.charCodeAt(i);
     if (c === QUOTE) {
       let text = u.slice(run, i);
@@ -237,17 +234,20 @@ export function readString(u, i, end) {
         parts.push(text);
         text = parts.join("");
       }
-      if (surrogate && !isWellFormed(text)) return [new JsonReject("lone-surrogate", start), i];
-      return [text, i + 1];
+      if (surrogate && !isWellFormed(text)) {
+        readEnd = i;
+        return new JsonReject("lone-surrogate", start);
+      }
+      return endAt(text, i + 1);
     }
-    if (c < 0x20) return [new JsonReject("invalid-json", i), i];
+    if (c < 0x20) return failAt("invalid-json", i);
     if (c === BACKSLASH) {
       parts.push(u.slice(run, i));
-      if (i + 1 >= end) return [new JsonReject("invalid-json", i), i];
+      if (i + 1 >= end) return failAt("invalid-json", i);
       const e = u.charCodeAt(i + 1);
       if (e === 0x75) {
         const unit = hex4(u, i + 2, end);
-        if (unit instanceof JsonReject) return [unit, i];
+        if (unit instanceof JsonReject) return endAt(unit, i);
         if (unit >= 0xd800 && unit <= 0xdfff) surrogate = true;
         parts.push(String.fromCharCode(unit));
         i += 6;
@@ -255,7 +255,7 @@ export function readString(u, i, end) {
         parts.push(ESCAPES[e]);
         i += 2;
       } else {
-        return [new JsonReject("invalid-json", i), i];
+        return failAt("invalid-json", i);
       }
       run = i;
       continue;
@@ -271,39 +271,79 @@ function isDigit(u, i, end) {
   return c >= 0x30 && c <= 0x39;
 }
 
+// 10^0 to 10^22: the powers of ten that are doubles exactly.
+const EXACT_POWERS_OF_TEN = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
 // Read a number; integers must be safe integers and every value must be finite.
 export function readNumber(u, i, end) {
+  const value = numberAt(u, i, end);
+  return [value, readEnd];
+}
+
+// One pass over the literal, which also adds up its digits, all of them as one integer
+// (`mantissa`), and its exponent. While the true sum is at most MAX_SAFE_INTEGER every step is
+// exact; once it is past, the computed sum is past too (each rounding is monotonic and 2^53 is a
+// double), so `mantissa <= MAX_SAFE_INTEGER` says exactly when mantissa is the digits' value.
+// Then an integer literal's value is mantissa, and a literal whose value is mantissa * 10^scale
+// with |scale| <= 22 is one IEEE multiplication or division of two exact doubles, which is
+// correctly rounded (Clinger's fast path): the double literalToDouble returns, without a slice
+// or a conversion. Everything else goes to literalToDouble with the positions found here.
+function numberAt(u, i, end) {
   const start = i;
   if (u.charCodeAt(i) === 0x2d) i += 1;
-  if (!isDigit(u, i, end)) return [new JsonReject("invalid-json", i), i];
+  const intStart = i;
+  if (!isDigit(u, i, end)) return failAt("invalid-json", i);
+  let mantissa = 0;
   if (u.charCodeAt(i) === 0x30) {
     i += 1;
   } else {
-    while (isDigit(u, i, end)) i += 1;
+    for (; i < end; i += 1) {
+      const c = u.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      mantissa = mantissa * 10 + (c - 0x30);
+    }
   }
-  let isInteger = true;
-  if (i < end && u.charCodeAt(i) === 0x2e) {
-    isInteger = false;
+  const intEnd = i;
+  let c = i < end ? u.charCodeAt(i) : -1;
+  if (c !== 0x2e && c !== 0x65 && c !== 0x45) {
+    readEnd = i;
+    if (intEnd - intStart > 16 || mantissa > MAX_SAFE_INTEGER) return new JsonReject("number-out-of-range", start);
+    return intStart > start ? -mantissa : mantissa;
+  }
+  if (c === 0x2e) {
     i += 1;
-    if (!isDigit(u, i, end)) return [new JsonReject("invalid-json", i), i];
-    while (isDigit(u, i, end)) i += 1;
+    if (!isDigit(u, i, end)) return failAt("invalid-json", i);
+    for (; i < end; i += 1) {
+      c = u.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      mantissa = mantissa * 10 + (c - 0x30);
+    }
   }
+  const fracEnd = i;
+  let scale = intEnd < fracEnd ? intEnd + 1 - fracEnd : 0; // minus the number of fraction digits
   if (i < end && (u.charCodeAt(i) === 0x65 || u.charCodeAt(i) === 0x45)) {
-    isInteger = false;
     i += 1;
+    const negative = i < end && u.charCodeAt(i) === 0x2d;
     if (i < end && (u.charCodeAt(i) === 0x2b || u.charCodeAt(i) === 0x2d)) i += 1;
-    if (!isDigit(u, i, end)) return [new JsonReject("invalid-json", i), i];
-    while (isDigit(u, i, end)) i += 1;
+    if (!isDigit(u, i, end)) return failAt("invalid-json", i);
+    let exponent = 0;
+    for (; i < end; i += 1) {
+      c = u.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      if (exponent < 1e6) exponent = exponent * 10 + (c - 0x30); // past 10^6 only "large" matters
+    }
+    scale += negative ? -exponent : exponent;
   }
-  const literal = u.slice(start, i);
-  if (isInteger) {
-    const digits = literal.length - (literal.charCodeAt(0) === 0x2d ? 1 : 0);
-    if (digits > 16 || Math.abs(Number(literal)) > MAX_SAFE_INTEGER) return [new JsonReject("number-out-of-range", start), i];
-    return [Number(literal), i];
+  readEnd = i;
+  let value;
+  if (mantissa <= MAX_SAFE_INTEGER && scale >= -22 && scale <= 22) {
+    const magnitude = scale < 0 ? mantissa / EXACT_POWERS_OF_TEN[-scale] : mantissa * EXACT_POWERS_OF_TEN[scale];
+    value = intStart > start ? -magnitude : magnitude;
+  } else {
+    value = literalToDouble(u, start, intStart, intEnd, fracEnd, i);
+    if (!Number.isFinite(value)) return new JsonReject("number-out-of-range", start);
   }
-  const value = literalToDouble(literal);
-  if (!Number.isFinite(value)) return [new JsonReject("number-out-of-range", start), i];
-  return [value, i];
+  return value;
 }
 
 // ---------------------------------------------------------------- decimal literal to double
@@ -319,27 +359,22 @@ const TRUSTED_DIGITS = 19;
 // exactly as the whole literal does.
 const KEPT_DIGITS = 800;
 
-// The double nearest to a JSON number literal (ties to even, +-Infinity past the largest
-// double), as Python's float() reads it, however many digits the literal has.
-function literalToDouble(literal) {
-  const negative = literal.charCodeAt(0) === 0x2d;
-  let k = negative ? 1 : 0;
-  let intEnd = k;
-  while (isDigit(literal, intEnd, literal.length)) intEnd += 1;
-  let fracEnd = intEnd;
-  if (fracEnd < literal.length && literal.charCodeAt(fracEnd) === 0x2e) {
-    fracEnd += 1;
-    while (isDigit(literal, fracEnd, literal.length)) fracEnd += 1;
-  }
+// The double nearest to the JSON number literal u[start:end] (ties to even, +-Infinity past the
+// largest double), as Python's float() reads it, however many digits the literal has. Its
+// integer digits are u[intStart:intEnd] (a minus sign before them if intStart > start), its
+// fraction digits u[intEnd + 1:fracEnd] if fracEnd > intEnd, and an exponent part follows if
+// fracEnd < end: numberAt found these, so the literal is not scanned for them again.
+function literalToDouble(u, start, intStart, intEnd, fracEnd, end) {
+  const negative = intStart > start;
   const fraction = fracEnd > intEnd ? fracEnd - intEnd - 1 : 0;
-  if (intEnd - k + fraction <= TRUSTED_DIGITS) return parseFloat(literal); // at most 19 digits in all
-  const mantissa = literal.slice(k, intEnd) + literal.slice(intEnd + 1, fracEnd);
+  if (intEnd - intStart + fraction <= TRUSTED_DIGITS) return parseFloat(u.slice(start, end)); // at most 19 digits in all
+  const mantissa = u.slice(intStart, intEnd) + u.slice(intEnd + 1, fracEnd);
   let exponent = 0;
-  if (fracEnd < literal.length) {
-    k = fracEnd + 1;
-    const sign = literal.charCodeAt(k) === 0x2d ? -1 : 1;
-    if (literal.charCodeAt(k) === 0x2b || literal.charCodeAt(k) === 0x2d) k += 1;
-    for (; k < literal.length; k += 1) exponent = Math.min(exponent * 10 + literal.charCodeAt(k) - 0x30, 1e9);
+  if (fracEnd < end) {
+    let k = fracEnd + 1;
+    const sign = u.charCodeAt(k) === 0x2d ? -1 : 1;
+    if (u.charCodeAt(k) === 0x2b || u.charCodeAt(k) === 0x2d) k += 1;
+    for (; k < end; k += 1) exponent = Math.min(exponent * 10 + u.charCodeAt(k) - 0x30, 1e9);
     exponent *= sign;
   }
   exponent -= fraction; // value = mantissa * 10^exponent
