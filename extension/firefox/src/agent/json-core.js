@@ -609,25 +609,74 @@ function emit(value, out, quoted) {
 
 // ECMAScript Number::toString for a finite number, computed here rather than by the engine:
 // QuickJS-ng prints 17 digits where 16 round-trip (String(2 ** -24) gives
-// "5.9604644775390625e-8", V8 "5.960464477539063e-8"), and the contract is bytes. Three searches
-// for the digits, each trying the next only where it cannot decide: the nearest decimals of 15,
-// 16 and 17 digits (two conversions for most doubles), the round-trip search, the exact one.
+// "5.9604644775390625e-8", V8 "5.960464477539063e-8"), and the contract is bytes. Four searches
+// for the digits, each trying the next only where it cannot decide: a decimal of at most 15
+// digits found by arithmetic alone (most short values), the nearest decimals of 15, 16 and 17
+// digits (two conversions for most doubles), the round-trip search, the exact one.
 export function formatNumber(x) {
   if (x === 0) return "0";
   if (Number.isSafeInteger(x)) return String(x);
   const a = Math.abs(x);
-  const [digits, n] = shortestOfNearest(a) ?? shortestByRoundTrip(a) ?? shortestDigits(a);
-  const k = digits.length;
-  let body;
-  if (k <= n && n <= 21) body = digits + "0".repeat(n - k);
-  else if (0 < n && n <= 21) body = digits.slice(0, n) + "." + digits.slice(n);
-  else if (-6 < n && n <= 0) body = "0." + "0".repeat(-n) + digits;
-  else {
-    const e = n - 1;
-    const head = k === 1 ? digits : digits[0] + "." + digits.slice(1);
-    body = head + "e" + (e >= 0 ? "+" : "-") + String(Math.abs(e));
+  let body = fewDigitsText(a);
+  if (body === null) {
+    const [digits, n] = shortestOfNearest(a) ?? shortestByRoundTrip(a) ?? shortestDigits(a);
+    body = layout(digits, n);
   }
-  return (x < 0 ? "-" : "") + body;
+  return x < 0 ? "-" + body : body;
+}
+
+// ECMAScript's text for 0.digits * 10^n (digits without zeros around).
+function layout(digits, n) {
+  const k = digits.length;
+  if (k <= n && n <= 21) return digits + "0".repeat(n - k);
+  if (0 < n && n <= 21) return digits.slice(0, n) + "." + digits.slice(n);
+  if (-6 < n && n <= 0) return "0." + "0".repeat(-n) + digits;
+  const e = n - 1;
+  const head = k === 1 ? digits : digits[0] + "." + digits.slice(1);
+  return head + "e" + (e >= 0 ? "+" : "-") + String(Math.abs(e));
+}
+
+// The text of x > 0 (finite, not a safe integer) if a decimal d * 10^-j with d an integer,
+// 1 <= d < 10^15 and |j| <= 22 reads back as x; else null. Found by arithmetic, no conversion:
+// d and 10^|j| are exact doubles, so d / 10^j (or d * 10^-j) is one correctly rounded IEEE
+// operation, the very reading of the decimal, and comparing it with x decides exactly whether
+// the decimal reads back. Such an x is at least 10^-22, a normal double, and a decimal of at most
+// 15 significant digits that reads back as a normal double is the only one that does (see
+// shortestOfNearest): so it is ECMAScript's shortest, with no tie to break, and its digits are
+// d's without trailing zeros. Which j is tried only decides how often this answers: the j that
+// puts x * 10^j in [10^14, 10^15), where round(x * 10^j) is the candidate with the most digits
+// allowed (if some decimal of at most 15 digits reads back, it is that one: |x * 10^j - d| is
+// then below 0.25). Math.log10 may be one off; that costs only a miss.
+function fewDigitsText(x) {
+  let j = Math.min(14 - Math.floor(Math.log10(x)), 22);
+  if (j < -22) return null;
+  let d = j >= 0 ? Math.round(x * EXACT_POWERS_OF_TEN[j]) : Math.round(x / EXACT_POWERS_OF_TEN[-j]);
+  if (d >= 1e15) {
+    j -= 1;
+    if (j < -22) return null;
+    d = j >= 0 ? Math.round(x * EXACT_POWERS_OF_TEN[j]) : Math.round(x / EXACT_POWERS_OF_TEN[-j]);
+    if (d >= 1e15) return null;
+  }
+  if ((j >= 0 ? d / EXACT_POWERS_OF_TEN[j] : d * EXACT_POWERS_OF_TEN[-j]) !== x) return null;
+  // Drop d's trailing zeros (at most 14, so 8 + 4 + 2 + 1 suffice); each division is exact.
+  if (d % 1e8 === 0) {
+    d /= 1e8;
+    j -= 8;
+  }
+  if (d % 1e4 === 0) {
+    d /= 1e4;
+    j -= 4;
+  }
+  if (d % 100 === 0) {
+    d /= 100;
+    j -= 2;
+  }
+  if (d % 10 === 0) {
+    d /= 10;
+    j -= 1;
+  }
+  const digits = String(d); // a safe integer, which every engine prints exactly
+  return layout(digits, digits.length - j);
 }
 
 const MIN_NORMAL = 2.2250738585072014e-308; // 2^-1022
