@@ -570,41 +570,35 @@ export function quotedMask(u) {
 
 // RFC 8785 (JCS) text of a value.
 export function canonical(value) {
-  const out = [];
-  emit(value, out, new Map());
-  return out.join("");
+  return emit(value, "", new Map());
 }
 
-// `quoted` holds the JSON text of every string emitted so far (see quote).
-function emit(value, out, quoted) {
-  if (value === null) {
-    out.push("null");
-  } else if (value === true) {
-    out.push("true");
-  } else if (value === false) {
-    out.push("false");
-  } else if (typeof value === "string") {
-    out.push(quote(value, quoted));
-  } else if (typeof value === "number") {
-    out.push(formatNumber(value));
-  } else if (Array.isArray(value)) {
-    out.push("[");
+// text + the RFC 8785 text of value. The text grows as one string passed along, not as pieces
+// pushed to an array and joined at the end: V8 joins a verdict's hundred thousand short pieces
+// (a long array of numbers) about three times slower than it appends them, QuickJS about as
+// fast. `quoted` holds the JSON text of every string emitted so far (see quote).
+function emit(value, text, quoted) {
+  if (value === null) return text + "null";
+  if (value === true) return text + "true";
+  if (value === false) return text + "false";
+  if (typeof value === "string") return text + quote(value, quoted);
+  if (typeof value === "number") return text + formatNumber(value);
+  if (Array.isArray(value)) {
+    text += "[";
     for (let k = 0; k < value.length; k += 1) {
-      if (k) out.push(",");
-      emit(value[k], out, quoted);
+      if (k) text += ",";
+      text = emit(value[k], text, quoted);
     }
-    out.push("]");
-  } else {
-    out.push("{");
-    const keys = Object.keys(value).sort();
-    for (let k = 0; k < keys.length; k += 1) {
-      if (k) out.push(",");
-      out.push(quote(keys[k], quoted));
-      out.push(":");
-      emit(value[keys[k]], out, quoted);
-    }
-    out.push("}");
+    return text + "]";
   }
+  text += "{";
+  const keys = Object.keys(value).sort();
+  for (let k = 0; k < keys.length; k += 1) {
+    if (k) text += ",";
+    text += quote(keys[k], quoted) + ":";
+    text = emit(value[keys[k]], text, quoted);
+  }
+  return text + "}";
 }
 
 // ECMAScript Number::toString for a finite number, computed here rather than by the engine:
