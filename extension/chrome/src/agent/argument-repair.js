@@ -6,7 +6,7 @@
 // string, or right after a comma, colon, key or opener. The repaired text must then pass the
 // same strict reader and policies as the parser.
 
-import { JsonReject, MAX_DEPTH, QUOTE, BACKSLASH, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, COLON, canonical, isJsonWs, isObject, parseStrict, skipWsBack } from "./json-core.js";
+import { JsonReject, MAX_DEPTH, SPACE, QUOTE, BACKSLASH, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, COLON, canonical, isJsonWs, isObject, parseStrict, skipWsBack } from "./json-core.js";
 
 export const MAX_RAW_UNITS = 100000;
 // More trailing commas than this is not a cut-off answer but a broken one, and each deletion is an
@@ -60,7 +60,7 @@ function planRepair(u) {
       }
       continue;
     }
-    if (isJsonWs(c)) continue;
+    if (c <= SPACE && isJsonWs(c)) continue; // all JSON whitespace is at or below SPACE: most units need no call
     if (c === QUOTE) {
       inString = true;
     } else if (c === LBRACE || c === LBRACKET) {
@@ -89,6 +89,12 @@ function planRepair(u) {
       last = "colon";
     } else {
       last = "value";
+      // The units of a number that follow change nothing (none is whitespace, a quote, a bracket
+      // or a separator): step over them here rather than one turn of the loop each.
+      for (; i + 1 < u.length; i += 1) {
+        const d = u.charCodeAt(i + 1);
+        if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d)) break;
+      }
     }
   }
   if (inString) throw new RepairRejected("truncated-in-string");

@@ -161,8 +161,12 @@ function objectAt(u, i, end, depth) {
     // `in` is hasKey here: obj has no prototype to inherit a key from.
     if (key in obj) return new JsonReject("duplicate-key", keyAt); // readEnd: just past the value
     obj[key] = value;
-    i = skipWs(u, readEnd, end);
-    const c = i < end ? u.charCodeAt(i) : -1;
+    i = readEnd;
+    let c = i < end ? u.charCodeAt(i) : -1;
+    if (c !== COMMA && c !== RBRACE) { // whitespace may come first (see arrayAt)
+      i = skipWs(u, i, end);
+      c = i < end ? u.charCodeAt(i) : -1;
+    }
     if (c === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
@@ -181,8 +185,14 @@ function arrayAt(u, i, end, depth, spans) {
     if (value instanceof JsonReject) return value;
     items.push(value);
     if (spans !== null) spans.push([i, readEnd]);
-    i = skipWs(u, readEnd, end);
-    const c = i < end ? u.charCodeAt(i) : -1;
+    i = readEnd;
+    let c = i < end ? u.charCodeAt(i) : -1;
+    // A separator mostly follows a value at once; only otherwise can whitespace come first.
+    // Calling skipWs anyway cost QuickJS about a tenth of reading a short value.
+    if (c !== COMMA && c !== RBRACKET) {
+      i = skipWs(u, i, end);
+      c = i < end ? u.charCodeAt(i) : -1;
+    }
     if (c === COMMA) {
       i = skipWs(u, i + 1, end);
       continue;
