@@ -108,6 +108,21 @@ def test_twin_reads_near_midpoint_literals_like_the_reference(twin):
     assert wrong == [], f"{len(wrong)} of {len(literals)} literals differ, e.g. {wrong[:3]}"
 
 
+def test_twin_reads_literals_at_the_edge_of_its_arithmetic_path(twin):
+    """json-core.js reads a literal whose digits make an integer of at most 2**53 - 1, scaled by
+    10**-22 to 10**22, with one IEEE operation (Clinger's fast path); digits just past 2**53 or a
+    scale just past 22 must take the other path. Each spelling changes the scale the digits get."""
+    rng = random.Random(10)
+    literals = []
+    for _ in range(6000):
+        digits = str(2**53 + rng.randrange(-3000, 3000) * rng.choice((1, 7, 1001)))
+        literals.append(_numbers.spell(digits, rng.randrange(-40, 25), rng.randrange(4), rng.random() < 0.5))
+    expected = [reference_read(s) for s in literals]
+    got = run_batches(twin, "read", literals)
+    wrong = [(s, g, e) for s, g, e in zip(literals, got, expected) if g != e]
+    assert wrong == [], f"{len(wrong)} of {len(literals)} literals differ, e.g. {wrong[:3]}"
+
+
 def test_twin_formats_doubles_like_the_reference(twin):
     doubles = _numbers.random_doubles(random.Random(8), 30000)
     got = [item.partition(" ")[0] for item in run_batches(twin, "format", ["%016x" % _numbers.double_to_bits(x) for x in doubles], 5000)]
