@@ -284,6 +284,11 @@ function isDigit(u, i, end) {
 // 10^0 to 10^22: the powers of ten that are doubles exactly.
 const EXACT_POWERS_OF_TEN = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 
+// x * 10^k for |k| <= 22, as one correctly rounded IEEE operation on two doubles (10^|k| exact).
+function timesPowerOfTen(x, k) {
+  return k < 0 ? x / EXACT_POWERS_OF_TEN[-k] : x * EXACT_POWERS_OF_TEN[k];
+}
+
 // Read a number; integers must be safe integers and every value must be finite.
 export function readNumber(u, i, end) {
   const value = numberAt(u, i, end);
@@ -347,7 +352,7 @@ function numberAt(u, i, end) {
   readEnd = i;
   let value;
   if (mantissa <= MAX_SAFE_INTEGER && scale >= -22 && scale <= 22) {
-    const magnitude = scale < 0 ? mantissa / EXACT_POWERS_OF_TEN[-scale] : mantissa * EXACT_POWERS_OF_TEN[scale];
+    const magnitude = timesPowerOfTen(mantissa, scale);
     value = intStart > start ? -magnitude : magnitude;
   } else {
     value = literalToDouble(u, start, intStart, intEnd, fracEnd, i);
@@ -654,30 +659,20 @@ function layout(digits, n) {
 function fewDigitsText(x) {
   let j = Math.min(14 - Math.floor(Math.log10(x)), 22);
   if (j < -22) return null;
-  let d = j >= 0 ? Math.round(x * EXACT_POWERS_OF_TEN[j]) : Math.round(x / EXACT_POWERS_OF_TEN[-j]);
+  let d = Math.round(timesPowerOfTen(x, j));
   if (d >= 1e15) {
     j -= 1;
     if (j < -22) return null;
-    d = j >= 0 ? Math.round(x * EXACT_POWERS_OF_TEN[j]) : Math.round(x / EXACT_POWERS_OF_TEN[-j]);
+    d = Math.round(timesPowerOfTen(x, j));
     if (d >= 1e15) return null;
   }
-  if ((j >= 0 ? d / EXACT_POWERS_OF_TEN[j] : d * EXACT_POWERS_OF_TEN[-j]) !== x) return null;
+  if (timesPowerOfTen(d, -j) !== x) return null;
   // Drop d's trailing zeros (at most 14, so 8 + 4 + 2 + 1 suffice); each division is exact.
-  if (d % 1e8 === 0) {
-    d /= 1e8;
-    j -= 8;
-  }
-  if (d % 1e4 === 0) {
-    d /= 1e4;
-    j -= 4;
-  }
-  if (d % 100 === 0) {
-    d /= 100;
-    j -= 2;
-  }
-  if (d % 10 === 0) {
-    d /= 10;
-    j -= 1;
+  for (const zeros of [8, 4, 2, 1]) {
+    if (d % EXACT_POWERS_OF_TEN[zeros] === 0) {
+      d /= EXACT_POWERS_OF_TEN[zeros];
+      j -= zeros;
+    }
   }
   const digits = String(d); // a safe integer, which every engine prints exactly
   return layout(digits, digits.length - j);
