@@ -54,8 +54,6 @@ _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
 _WS = r"[ \t\n\r]*+"
 _STRING = r'"[^"\\]*+"'
 _SCALAR = rf'(?:[^"{{}}\[\],: \t\n\r]++|{_STRING})'
-
-
 _ITEM = jc.or_containers_of(jc.or_containers_of(_SCALAR, _STRING), _STRING)
 _MORE_ITEMS = re.compile(rf"(?:{_WS},{_WS}{_ITEM})*+")
 _MORE_MEMBERS = re.compile(rf"(?:{_WS},{_WS}{_STRING}{_WS}:{_WS}{_ITEM})*+")
