@@ -28,13 +28,12 @@ def rejected(reason):
     return {"actions": [], "arguments": None, "reason": reason, "status": "rejected"}
 
 
+_CLOSERS_TAIL = re.compile(r"[\]} \t\n\r]*+")
+
+
 def tail_is_closers(u, i):
     """True when u[i:] holds only closers and JSON whitespace."""
-    for k in range(i, len(u)):
-        c = ord(u[k])
-        if not (c == jc.RBRACE or c == jc.RBRACKET or jc.is_json_ws(c)):
-            return False
-    return True
+    return _CLOSERS_TAIL.match(u, i).end() == len(u)
 
 
 # Runs the planning pass jumps over at C speed (classes only): plain units inside a string,
@@ -103,7 +102,6 @@ def complete_value_end(u, i, openers):
 _BETWEEN_TOKENS = ("Expecting value", "Expecting ',' delimiter", "Expecting ':' delimiter",
                    "Expecting property name enclosed in double quotes")
 _VALUE_UNITS = re.compile(r'[^"{}\[\],: \t\n\r]*+')
-_CLOSERS_TAIL = re.compile(r"[\]} \t\n\r]*+")
 _LAST_TOKEN = {",": "comma", ":": "colon", "{": "open", "[": "open"}
 
 
@@ -133,7 +131,7 @@ def plan_of_json_prefix(u):
         tail = jc.skip_ws(u, end, n)
         if tail == n:
             return []
-        if _CLOSERS_TAIL.match(u, tail).end() != n:  # more than closers after the value
+        if not tail_is_closers(u, tail):  # more than closers after the value
             return None
         return [{"at": tail, "op": "delete", "text": u[tail : jc.skip_ws_back(u, tail, n)]}]
     if not stack:
