@@ -95,6 +95,8 @@ _STRING_RUN = re.compile('[^\x00-\x1f"\\\\]*')  # units a string literal holds a
 # A whole string literal that needs neither unescaping nor a check for lone surrogates.
 _PLAIN_STRING = re.compile('"[^\x00-\x1f"\\\\\ud800-\udfff]*"')
 _WS_RUN = re.compile("[ \t\n\r]+")
+# Any JSON whitespace, none given back: a piece of the patterns that match runs of items.
+JSON_WS_PATTERN = r"[ \t\n\r]*+"
 # A high surrogate with no low one after it, or a low one with no high one before it.
 _LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
 
@@ -449,7 +451,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 # depth). A matched item is followed by whitespace and a comma, so it is all of what read_value reads
 # there; any other item ends the run, and read_value reads it, as it reads the last item, which no
 # comma follows. Possessive quantifiers give nothing back: no backtracking records.
-_RUN_WS = r"[ \t\n\r]*+"
+_RUN_WS = JSON_WS_PATTERN
 _RUN_STRING = '"[^\x00-\x1f"\\\\\ud800-\udfff]*+"'
 _RUN_SCALAR = rf"(?:{_RUN_STRING}|-?+(?:0|[1-9][0-9]{{0,14}}+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]{{1,2}}+)?+(?![0-9])|true|false|null)"
 _RUN_MEMBER = rf"{_RUN_STRING}{_RUN_WS}:{_RUN_WS}"
@@ -458,7 +460,7 @@ _RUN_MEMBER = rf"{_RUN_STRING}{_RUN_WS}:{_RUN_WS}"
 def or_containers_of(element: str, string: str) -> str:
     """A regular expression: `element`, or an array of them, or an object whose keys match
     `string` and whose values are them (JSON whitespace between tokens)."""
-    ws = r"[ \t\n\r]*+"
+    ws = JSON_WS_PATTERN
     array = rf"\[{ws}(?:{element}(?:{ws},{ws}{element})*+{ws})?+\]"
     member = rf"{string}{ws}:{ws}{element}"
     obj = rf"\{{{ws}(?:{member}(?:{ws},{ws}{member})*+{ws})?+\}}"

@@ -50,7 +50,7 @@ _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
 # most, so this needs the stack at most MAX_DEPTH - 2 deep. In an object a string after a comma
 # is a key, so there the key and its colon must come too. Possessive quantifiers (*+, ++):
 # nothing to give back, and no backtracking records kept for the regex engine.
-_WS = r"[ \t\n\r]*+"
+_WS = jc.JSON_WS_PATTERN
 _STRING = r'"[^"\\]*+"'
 _SCALAR = rf'(?:[^"{{}}\[\],: \t\n\r]++|{_STRING})'
 _ITEM = jc.or_containers_of(jc.or_containers_of(_SCALAR, _STRING), _STRING)
