@@ -286,6 +286,21 @@ def test_duplicate_keys_rejected(text):
 
 
 @pytest.mark.parametrize(
+    "text, reason",
+    [('[{"a":1,"a":2},1e999]', "duplicate-key"), ('{"a":{"b":1,"b":2},"c":x}', "duplicate-key"),
+     ('[1e999,{"a":1,"a":2}]', "number-out-of-range"), ('[1e999,{"a":1,"a":2},x]', "number-out-of-range"),
+     ('["\\ud800",{"a":1,"a":2}]', "lone-surrogate"), ('[' * 64 + '{"a":1,"a":2}' + ']' * 64, "too-deep")],
+    ids=["then-out-of-range", "then-invalid", "after-out-of-range", "after-out-of-range-then-invalid",
+         "after-lone-surrogate", "deeper-than-allowed"],
+)
+def test_a_duplicate_key_is_the_failure_only_when_nothing_fails_before_it(text, reason):
+    """The C reader's hook sees a duplicate as its object closes; what failed before it in the
+    document (a check made after the C reader) must still win, as in the exact reader."""
+    assert reject_reason(text) == reason
+    assert read_one_by_one(jc.to_units(text)).reason == reason
+
+
+@pytest.mark.parametrize(
     "text",
     ['"\\ud800"', '"\\udc00"', '"\\uDBFF\\u0041"', '"\\udc00\\ud800"', '"x\\ud83d"', '"\ud800"', '"\udfff"',
      '{"\\ud800":1}', '{"\ud800":1}', '["ok","\\ude00"]', '"\\ud83d\\ude00\\ud83d"'],
@@ -298,7 +313,8 @@ def test_lone_surrogates_rejected(text):
 
 def test_json_reject_carries_position():
     units = jc.to_units('{"a":1,"a":2}')
-    assert jc.parse_strict(units, 0, len(units)).at == 7  # the second key
+    assert read_one_by_one(units).at == 7  # the exact reader: the second key
+    assert jc.parse_strict(units, 0, len(units)).at == 0  # the C reader: the start of what it read
     units = jc.to_units("[1, x]")
     assert jc.parse_strict(units, 0, len(units)).at == 4
 

@@ -32,7 +32,7 @@ class JsonReject:
     The reader returns it in place of a value rather than raising it: hostile text can hold
     thousands of refused candidates, and an exception per candidate is slow, in V8 above all.
     `at` is where the reader met the failure (no verdict shows it; tests compare it); a duplicate
-    key inside a run of items read at once is placed at the start of the run."""
+    key found by the C reader is placed at the start of what it read (a value, a run of items)."""
 
     __slots__ = ("reason", "at")
 
@@ -153,9 +153,10 @@ def parse_strict(u: str, start: int, end: int, spans=None):
 
 
 def read_accepted(u: str):
-    """The value of u, one JSON value with whitespace around it, when it passes every check; else
-    None (then parse_strict finds the first failure), as for the document `null`. Only the C
-    reader's pass, whatever u holds: a cheap first try."""
+    """The value of u, one JSON value with whitespace around it, when it passes every check, or
+    a JsonReject when a duplicate key is its only failure; else None (then parse_strict finds
+    the first failure), as for the document `null`. Only the C reader's pass, whatever u holds:
+    a cheap first try."""
     i = skip_ws(u, 0, len(u))
     accepted = _read_accepted(u, i, len(u), MAX_DEPTH)
     if accepted is None or skip_ws(u, accepted[1], len(u)) != len(u):
@@ -184,7 +185,11 @@ class _Doubt(Exception):
     pass
 
 
-_DOUBT = _Doubt()
+class _Duplicate(_Doubt):
+    pass
+
+
+_DOUBT, _DUPLICATE = _Doubt(), _Duplicate()
 
 
 def _refuse(_literal):
@@ -194,7 +199,7 @@ def _refuse(_literal):
 def _object_with_unique_keys(pairs):
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        raise _DOUBT
+        raise _DUPLICATE
     return obj
 
 
@@ -227,9 +232,8 @@ def c_scan(reader: json.JSONDecoder, text: str, i: int):
 
 
 _ACCEPTING = json.JSONDecoder(object_pairs_hook=_object_with_unique_keys, parse_constant=_refuse)
-_ACCEPTING_NUMBERS = json.JSONDecoder(
-    object_pairs_hook=_object_with_unique_keys, parse_constant=_refuse, parse_int=_safe_int, parse_float=_finite_float
-)
+_LAST_KEY_WINS = json.JSONDecoder(parse_constant=_refuse)  # once a duplicate key is known
+_NUMBERS_IN_RANGE = json.JSONDecoder(parse_constant=_refuse, parse_int=_safe_int, parse_float=_finite_float)
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 # The prechecks below read the text as bytes: bytes.translate and `in` go at memory speed, where
 # a regular-expression search for a class of units costs 10-25 ns a unit.
@@ -239,11 +243,21 @@ _LONG_DIGITS = re.compile(rb"0{16}|[eE][+-]?000")
 
 def _read_accepted(u: str, i: int, end: int, levels: int):
     """(value, index after it) for the value at u[i] (before `end`) when it passes every check
-    and nests at most `levels` levels deep (the value's own brackets count), else None. The
-    checks look at the value's own text only, whatever lies after it in the window."""
+    and nests at most `levels` levels deep (the value's own brackets count); (JsonReject, index
+    after it) when a duplicate key is its only failure; else None. The checks look at the
+    value's own text only, whatever lies after it in the window."""
     text = u[i:end]
     try:
         value, j = c_scan(_ACCEPTING, text, 0)
+    except _Duplicate:
+        # The hook runs as an object closes, after its members: a failure later in the value
+        # may still come first in document order. If the value passes every other check, read
+        # keeping the last of each key, the first failure is a duplicate key.
+        try:
+            j = c_scan(_LAST_KEY_WINS, text, 0)[1]
+        except (StopIteration, _Doubt, ValueError, RecursionError):
+            return None
+        value = JsonReject("duplicate-key", i)
     except (StopIteration, _Doubt, ValueError, RecursionError):  # JSONDecodeError is a ValueError
         return None
     if j < len(text):
@@ -263,7 +277,7 @@ def _read_accepted(u: str, i: int, end: int, levels: int):
     digits = data.translate(_DIGITS_AS_ZERO)
     if b"000" in digits and _LONG_DIGITS.search(digits) is not None:
         try:
-            value = c_scan(_ACCEPTING_NUMBERS, text, 0)[0]
+            c_scan(_NUMBERS_IN_RANGE, text, 0)
         except (_Doubt, ValueError):
             return None
     return value, i + j

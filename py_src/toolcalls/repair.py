@@ -263,7 +263,8 @@ def repair_units(u):
     if len(u) > MAX_RAW_UNITS:
         return rejected("too-long")
     # Arguments are an object, so only a text that ends in "}" may be complete as it is: then one
-    # read by the C reader settles it when it passes every check (nothing to plan or apply).
+    # read by the C reader settles it when it passes every check but perhaps unique keys (a
+    # complete text has nothing to plan or apply).
     value = jc.read_accepted(u) if u[jc.skip_ws_back(u, 0, len(u)) - 1 : len(u)].startswith("}") else None
     if value is not None:
         actions = []
@@ -274,8 +275,8 @@ def repair_units(u):
             return rejected(error.reason)
         text = apply_actions(u, actions)
         value = jc.parse_strict(text, 0, len(text))
-        if isinstance(value, JsonReject):
-            return rejected(value.reason)
+    if isinstance(value, JsonReject):
+        return rejected(value.reason)
     if not isinstance(value, dict):
         return rejected("not-an-object")
     status = "repaired" if actions else "valid"
