@@ -660,16 +660,16 @@ def es_number(x) -> str:
 # and from 1e16 with at least two exponent digits, where ECMAScript is positional from 1e-6 to
 # below 1e21 and pads nothing ("1e-05", "1e-07", "1e+16"; ECMAScript "0.00001", "1e-7",
 # "10000000000000000"). Where one of these marks is in the text (str.find at memory speed),
-# regular expressions rewrite every number that has it, with templates only: a Python call per
-# number would cost more than reading the number. A search that begins with a class of units
-# costs 25-30 ns a unit, one that begins with a literal far less, so only one pass begins with the
-# digits: it marks every number to be written positionally with its exponent and pads its digits
-# with 20 zeros; then for each exponent a pass led by its marker keeps what it needs (the digits
-# repr writes never end in 0, and those of a number from 1e16 to below 1e21 are at most 17).
+# every number that has it is rewritten without a Python call per number, which would cost more
+# than reading the number. The first two layouts are str.replace: a number in the encoder's text
+# ends at a separator, a closer or the end, and repr never writes an exponent of three digits
+# that begins with 0. For the third, regular expressions with templates: a search that begins
+# with a class of units costs 25-30 ns a unit, one that begins with a literal far less, so only
+# one pass begins with the digits: it marks every number to be written positionally with its
+# exponent and pads its digits with 20 zeros; then for each exponent a pass led by its marker
+# keeps what it needs (the digits repr writes never end in 0, and those of a number from 1e16 to
+# below 1e21 are at most 17).
 _REPR_MARKS = (".0", "e-0", "e+1", "e+20")
-_INTEGRAL = re.compile(r"\.0(?![0-9])")
-_NEGATIVE_ZERO = re.compile(r"-0(?![.0-9e])")  # what is left of "-0.0"
-_EXPONENT_7_TO_9 = re.compile(r"e-0(?=[7-9](?![0-9]))")
 _POSITIONAL_EXPONENT = re.compile(r"e(?:-0[56]|\+1[6-9]|\+20)(?![0-9])")
 _MARKED = re.compile(r"([0-9])(?:\.([0-9]++))?+e(-0[56]|\+1[6-9]|\+20)(?![0-9])")
 _UNMARKED = (
@@ -681,10 +681,14 @@ _UNMARKED = (
 
 def _es_layout(text: str) -> str:
     """`text` with no string literal in it, every float as repr writes it -> as ECMAScript does."""
-    if ".0" in text:
-        text = _NEGATIVE_ZERO.sub("0", _INTEGRAL.sub("", text))
-    if "e-0" in text:
-        text = _EXPONENT_7_TO_9.sub("e-", text)
+    if ".0" in text:  # "5.0" -> "5", "-0.0" -> "0"
+        text += ","
+        for end in ",]}":
+            text = text.replace(".0" + end, end).replace("-0" + end, "0" + end)
+        text = text[:-1]
+    if "e-0" in text:  # "1e-07" -> "1e-7"
+        for digit in "789":
+            text = text.replace("e-0" + digit, "e-" + digit)
     if _POSITIONAL_EXPONENT.search(text) is not None:
         text = _MARKED.sub(r"#\g<3>#\g<1>\g<2>" + "0" * 20, text)
         for marker, marked, template in _UNMARKED:
