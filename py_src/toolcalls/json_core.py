@@ -660,22 +660,33 @@ def es_number(x) -> str:
 # and from 1e16 with at least two exponent digits, where ECMAScript is positional from 1e-6 to
 # below 1e21 and pads nothing ("1e-05", "1e-07", "1e+16"; ECMAScript "0.00001", "1e-7",
 # "10000000000000000"). Where one of these marks is in the text (str.find at memory speed),
-# every number that has it is rewritten without a Python call per number, which would cost more
-# than reading the number. The first two layouts are str.replace: a number in the encoder's text
-# ends at a separator, a closer or the end, and repr never writes an exponent of three digits
-# that begins with 0. For the third, regular expressions with templates: a search that begins
-# with a class of units costs 25-30 ns a unit, one that begins with a literal far less, so only
-# one pass begins with the digits: it marks every number to be written positionally with its
-# exponent and pads its digits with 20 zeros; then for each exponent a pass led by its marker
-# keeps what it needs (the digits repr writes never end in 0, and those of a number from 1e16 to
-# below 1e21 are at most 17).
+# every number that has it is rewritten without a Python call per number: 20,000 of them are a
+# hostile input, and a call each (or a regular-expression template, which is one in Python 3.11)
+# cost 2-5 us a number. Only str.replace and literal-led regular expressions whose replacement
+# is a constant run; a search that begins with a class of units would cost 25-30 ns a unit.
+#
+# What the rewrites rely on: a number in the encoder's text ends at a separator, a closer or the
+# end; repr writes a mantissa as one digit, or one nonzero digit, a dot and digits that do not
+# end in 0 (at most 17 digits in all), and never an exponent of three digits that begins with 0.
 _REPR_MARKS = (".0", "e-0", "e+1", "e+20")
-_POSITIONAL_EXPONENT = re.compile(r"e(?:-0[56]|\+1[6-9]|\+20)(?![0-9])")
-_MARKED = re.compile(r"([0-9])(?:\.([0-9]++))?+e(-0[56]|\+1[6-9]|\+20)(?![0-9])")
-_UNMARKED = (
-    ("#-05#", re.compile(r"#-05#([0-9]*[1-9])0*+"), r"0.0000\g<1>"),
-    ("#-06#", re.compile(r"#-06#([0-9]*[1-9])0*+"), r"0.00000\g<1>"),
-    *((f"#+{e}#", re.compile(f"#\\+{e}#([0-9]{{{e + 1}}})0*+"), r"\g<1>") for e in range(16, 21)),
+_NEGATIVE_EXPONENT = r"e-0[56](?![0-9])"
+_POSITIVE_EXPONENT = r"e\+(?:1[6-9]|20)(?![0-9])"
+# e-05, e-06: "0.0000" goes before the mantissa (one more 0 for e-06) and the exponent goes. A
+# dotted mantissa begins right before its dot; a one-digit one right before its exponent, which
+# is a fixed place after the exponent in the reversed text. The inserted "0." is never matched
+# again: each pattern begins with a nonzero digit.
+_DOTTED_NEGATIVE = tuple((f"{d}.", re.compile(rf"{d}\.(?=[0-9]++{_NEGATIVE_EXPONENT})"), f"0.0000{d}") for d in "123456789")
+_UNDOTTED_NEGATIVE = tuple(
+    (f"{e}0-e{d}", re.compile(rf"{e}0-e{d}(?![0-9.])"), f"{d}{'0' * (e - 1)}.0") for e in (5, 6) for d in "123456789"
+)
+_SIXTH_DIGIT = re.compile(r"0\.0000(?=[0-9]++e-06)")
+# e+16..e+20: the dot goes and the exponent becomes 20 zeros and a marker of its own; in the
+# reversed text, a run after a marker keeps its last exponent + 1 digits (repr's at most 17 digits,
+# then zeros).
+_POSITIVE_DOT = re.compile(rf"\.(?=[0-9]++{_POSITIVE_EXPONENT})")
+_PADDED = tuple(
+    (f"e+{e}", re.compile(rf"e\+{e}(?![0-9])"), "0" * 20 + chr(e - 15), re.compile(f"{chr(e - 15)}[0-9]*(?=[0-9]{{{e + 1}}}(?![0-9]))"))
+    for e in range(16, 21)
 )
 
 
@@ -686,12 +697,37 @@ def _es_layout(text: str) -> str:
         for end in ",]}":
             text = text.replace(".0" + end, end).replace("-0" + end, "0" + end)
         text = text[:-1]
-    if "e-0" in text:  # "1e-07" -> "1e-7"
-        for digit in "789":
+    if "e-0" in text:
+        for digit in "789":  # "1e-07" -> "1e-7"
             text = text.replace("e-0" + digit, "e-" + digit)
-    if _POSITIONAL_EXPONENT.search(text) is not None:
-        text = _MARKED.sub(r"#\g<3>#\g<1>\g<2>" + "0" * 20, text)
-        for marker, marked, template in _UNMARKED:
-            if marker in text:
-                text = marked.sub(template, text)
+        if "e-05" in text or "e-06" in text:
+            text = _positional_negative(text)
+    if "e+" in text and any(marker in text for marker, _, _, _ in _PADDED):
+        text = _positional_positive(text)
     return text
+
+
+def _positional_negative(text: str) -> str:
+    for literal, dotted, replacement in _DOTTED_NEGATIVE:
+        if literal in text:
+            text = dotted.sub(replacement, text)
+    back = text[::-1]
+    for literal, undotted, replacement in _UNDOTTED_NEGATIVE:
+        if literal in back:
+            back = undotted.sub(replacement, back)
+    text = back[::-1]
+    if "e-06" in text:
+        text = _SIXTH_DIGIT.sub("0.00000", text).replace("e-06", "")
+    return text.replace("e-05", "")
+
+
+def _positional_positive(text: str) -> str:
+    text = _POSITIVE_DOT.sub("", text)
+    for marker, exponent, padding, _ in _PADDED:
+        if marker in text:
+            text = exponent.sub(padding, text)
+    back = text[::-1]
+    for _, _, padding, trim in _PADDED:
+        if padding[-1] in back:
+            back = trim.sub("", back)
+    return back[::-1]
