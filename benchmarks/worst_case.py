@@ -109,6 +109,9 @@ def repair_inputs() -> dict[str, str]:
         # Distinct values, as an attacker would send: nothing an engine caches per value helps.
         "11,6xx distinct short decimals": array_of(rng, lambda r: repr(r.randrange(1, 10**6) / 10 ** r.randrange(1, 9))),
         "20,000 '1e-7' in an array": array_of(rng, lambda r: "1e-7"),
+        # Written positionally by ECMAScript, with an exponent by Python's repr: rewritten.
+        "20,000 '1e-5' in an array": array_of(rng, lambda r: "1e-5"),
+        "14,2xx '1.5e17' in an array": array_of(rng, lambda r: "1.5e17"),
         "25,000 '\"a\"' in an array": array_of(rng, lambda r: '"a"'),
         "25,000 '[1]' in an array": array_of(rng, lambda r: "[1]"),
         "12,5xx '{\"a\":1}' in an array": array_of(rng, lambda r: '{"a":1}'),
