@@ -464,6 +464,7 @@ def test_es_number_is_the_ecmascript_layout_of_repr_digits():
     doubles += [5.0, -0.0, 0.0, 100.0, 1e-5, 1.5e-5, -2.5e-6, 1e-6, 1e-7, 1.5e-9, 1e-10, 1e15, 1e16,
                 1.2345678901234567e16, 1e20, -9.999999999999999e20, 1e21, 1e-4]
     assert [jc.es_number(x) for x in doubles] == [ecmascript_layout(x) for x in doubles]
+    assert [jc.canonical(x) for x in doubles] == [ecmascript_layout(x) for x in doubles]
     assert [jc.canonical({"x": x}) for x in doubles] == ['{"x":%s}' % ecmascript_layout(x) for x in doubles]
     for k in range(0, len(doubles), 7):
         group = doubles[k : k + 7] + [k, -k, "1.0e+16 e-05 -0.0"]  # the string keeps its marks

@@ -665,38 +665,38 @@ def es_number(x) -> str:
 # cost 2-5 us a number. Only str.replace and literal-led regular expressions whose replacement
 # is a constant run; a search that begins with a class of units would cost 25-30 ns a unit.
 #
-# What the rewrites rely on: a number in the encoder's text ends at a separator, a closer or the
-# end; repr writes a mantissa as one digit, or one nonzero digit, a dot and digits that do not
-# end in 0 (at most 17 digits in all), and never an exponent of three digits that begins with 0.
+# What the rewrites rely on: in the encoder's text, wrapped in brackets, a number follows an
+# opener, a separator or its sign and ends at a separator or a closer; repr writes a mantissa as
+# one digit, or one nonzero digit, a dot and digits that do not end in 0 (at most 17 digits in
+# all), and never an exponent of three digits that begins with 0.
 _REPR_MARKS = (".0", "e-0", "e+1", "e+20")
-_NEGATIVE_EXPONENT = r"e-0[56](?![0-9])"
-_POSITIVE_EXPONENT = r"e\+(?:1[6-9]|20)(?![0-9])"
 # e-05, e-06: "0.0000" goes before the mantissa (one more 0 for e-06) and the exponent goes. A
-# dotted mantissa begins right before its dot; a one-digit one right before its exponent, which
-# is a fixed place after the exponent in the reversed text. The inserted "0." is never matched
-# again: each pattern begins with a nonzero digit.
-_DOTTED_NEGATIVE = tuple((f"{d}.", re.compile(rf"{d}\.(?=[0-9]++{_NEGATIVE_EXPONENT})"), f"0.0000{d}") for d in "123456789")
+# dotted mantissa begins right before its dot; a one-digit one right before its exponent (once
+# the dotted ones are rewritten, the only digit there with no digit before it). The inserted "0."
+# is never matched again: each pattern begins with a nonzero digit.
+_DOTTED_NEGATIVE = tuple((f"{d}.", re.compile(rf"{d}\.(?=[0-9]++e-0[56])"), f"0.0000{d}") for d in "123456789")
 _UNDOTTED_NEGATIVE = tuple(
-    (f"{e}0-e{d}", re.compile(rf"{e}0-e{d}(?![0-9.])"), f"{d}{'0' * (e - 1)}.0") for e in (5, 6) for d in "123456789"
+    (f"{d}e-0{e}", re.compile(rf"{d}e-0{e}(?<=[^0-9]{d}e-0{e})"), "0." + "0" * (e - 1) + d) for e in (5, 6) for d in "123456789"
 )
 _SIXTH_DIGIT = re.compile(r"0\.0000(?=[0-9]++e-06)")
-# e+16..e+20: the dot goes and the exponent becomes 20 zeros and a marker of its own; in the
-# reversed text, a run after a marker keeps its last exponent + 1 digits (repr's at most 17 digits,
-# then zeros).
-_POSITIVE_DOT = re.compile(rf"\.(?=[0-9]++{_POSITIVE_EXPONENT})")
+# e+16..e+20: the dot goes and the exponent becomes a marker and e zeros; then the marker and
+# n - 1 of the zeros go, n being the number of digits before the marker (1 to 17, told by a look
+# back of fixed width for each n), which leaves e + 1 digits.
+_POSITIVE_DOT = re.compile(r"\.(?=[0-9]++e\+(?:1[6-9]|20)(?![0-9]))")
 _PADDED = tuple(
-    (f"e+{e}", re.compile(rf"e\+{e}(?![0-9])"), "0" * 20 + chr(e - 15), re.compile(f"{chr(e - 15)}[0-9]*(?=[0-9]{{{e + 1}}}(?![0-9]))"))
+    (f"e+{e}", re.compile(rf"e\+{e}(?![0-9])"), chr(e - 15) + "0" * e,
+     re.compile(chr(e - 15) + "(?:" + "|".join(rf"(?<=[^0-9][0-9]{{{n}}}{chr(e - 15)})0{{{n - 1}}}" for n in range(1, 18)) + ")"))
     for e in range(16, 21)
 )
 
 
 def _es_layout(text: str) -> str:
-    """`text` with no string literal in it, every float as repr writes it -> as ECMAScript does."""
+    """The encoder's text with its string literals left out, every float as repr writes it -> as
+    ECMAScript does."""
+    text = f"[{text}]"
     if ".0" in text:  # "5.0" -> "5", "-0.0" -> "0"
-        text += ","
         for end in ",]}":
             text = text.replace(".0" + end, end).replace("-0" + end, "0" + end)
-        text = text[:-1]
     if "e-0" in text:
         for digit in "789":  # "1e-07" -> "1e-7"
             text = text.replace("e-0" + digit, "e-" + digit)
@@ -704,18 +704,13 @@ def _es_layout(text: str) -> str:
             text = _positional_negative(text)
     if "e+" in text and any(marker in text for marker, _, _, _ in _PADDED):
         text = _positional_positive(text)
-    return text
+    return text[1:-1]
 
 
 def _positional_negative(text: str) -> str:
-    for literal, dotted, replacement in _DOTTED_NEGATIVE:
+    for literal, mantissa, replacement in _DOTTED_NEGATIVE + _UNDOTTED_NEGATIVE:
         if literal in text:
-            text = dotted.sub(replacement, text)
-    back = text[::-1]
-    for literal, undotted, replacement in _UNDOTTED_NEGATIVE:
-        if literal in back:
-            back = undotted.sub(replacement, back)
-    text = back[::-1]
+            text = mantissa.sub(replacement, text)
     if "e-06" in text:
         text = _SIXTH_DIGIT.sub("0.00000", text).replace("e-06", "")
     return text.replace("e-05", "")
@@ -723,11 +718,7 @@ def _positional_negative(text: str) -> str:
 
 def _positional_positive(text: str) -> str:
     text = _POSITIVE_DOT.sub("", text)
-    for marker, exponent, padding, _ in _PADDED:
+    for marker, exponent, padding, excess in _PADDED:
         if marker in text:
-            text = exponent.sub(padding, text)
-    back = text[::-1]
-    for _, _, padding, trim in _PADDED:
-        if padding[-1] in back:
-            back = trim.sub("", back)
-    return back[::-1]
+            text = excess.sub("", exponent.sub(padding, text))
+    return text
