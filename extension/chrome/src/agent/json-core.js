@@ -625,7 +625,7 @@ function emit(value, text, quoted) {
 export function formatNumber(x) {
   if (x === 0) return "0";
   if (Number.isSafeInteger(x)) return String(x);
-  const a = Math.abs(x);
+  const a = x < 0 ? -x : x;
   let body = fewDigitsText(a);
   if (body === null) {
     const [digits, n] = shortestOfNearest(a) ?? shortestByRoundTrip(a) ?? shortestDigits(a);
@@ -642,7 +642,7 @@ function layout(digits, n) {
   if (-6 < n && n <= 0) return "0." + "0".repeat(-n) + digits;
   const e = n - 1;
   const head = k === 1 ? digits : digits[0] + "." + digits.slice(1);
-  return head + "e" + (e >= 0 ? "+" : "-") + String(Math.abs(e));
+  return head + (e >= 0 ? "e+" + String(e) : "e-" + String(-e));
 }
 
 // The text of x > 0 (finite, not a safe integer) if a decimal d * 10^-j with d an integer,
@@ -655,18 +655,51 @@ function layout(digits, n) {
 // d's without trailing zeros. Which j is tried only decides how often this answers: the j that
 // puts x * 10^j in [10^14, 10^15), where round(x * 10^j) is the candidate with the most digits
 // allowed (if some decimal of at most 15 digits reads back, it is that one: |x * 10^j - d| is
-// then below 0.25). Math.log10 may be one off; that costs only a miss.
+// then below 0.25). Math.log10 may be one off; that costs only a miss. Most short values have
+// far fewer digits, so a candidate of at most 8 is tried first: its d fits in 32 bits, and
+// losing its trailing zeros takes a few integer steps where a 15-digit d needs divisions.
 function fewDigitsText(x) {
-  let j = Math.min(14 - Math.floor(Math.log10(x)), 22);
-  if (j < -22) return null;
-  let d = Math.round(timesPowerOfTen(x, j));
-  if (d >= 1e15) {
+  const e = Math.floor(Math.log10(x)); // 10^e <= x < 10^(e+1), or one off
+  if (e < -23 || e > 37) return null; // x below 10^-22 or past 10^38: no such decimal
+  return shortDecimalText(x, 7 - e) ?? decimalText(x, 14 - e);
+}
+
+// The text of x if round(x * 10^j) / 10^j, below 10^8 (else with j one less), reads back as x.
+function shortDecimalText(x, j) {
+  if (j > 22) j = 22;
+  let d = nearestScaled(x, j, 1e8);
+  if (d === null) {
     j -= 1;
-    if (j < -22) return null;
-    d = Math.round(timesPowerOfTen(x, j));
-    if (d >= 1e15) return null;
+    d = nearestScaled(x, j, 1e8);
+    if (d === null) return null;
   }
-  if (timesPowerOfTen(d, -j) !== x) return null;
+  d |= 0; // below 10^8: the integer steps below stay in 32 bits
+  // Drop d's trailing zeros (at most 7, so 4 + 2 + 1 suffice).
+  if (d % 10000 === 0) {
+    d /= 10000;
+    j -= 4;
+  }
+  if (d % 100 === 0) {
+    d /= 100;
+    j -= 2;
+  }
+  if (d % 10 === 0) {
+    d /= 10;
+    j -= 1;
+  }
+  const digits = String(d);
+  return layout(digits, digits.length - j);
+}
+
+// The same with d below 10^15.
+function decimalText(x, j) {
+  if (j > 22) j = 22;
+  let d = nearestScaled(x, j, 1e15);
+  if (d === null) {
+    j -= 1;
+    d = nearestScaled(x, j, 1e15);
+    if (d === null) return null;
+  }
   // Drop d's trailing zeros (at most 14, so 8 + 4 + 2 + 1 suffice). d / 10^z is exact when 10^z
   // divides d, and otherwise is no integer: the quotient is below 10^(15-z), where doubles are
   // spaced finer than its fraction (a multiple of 10^-z) is far from an integer. So a division
@@ -680,6 +713,14 @@ function fewDigitsText(x) {
   }
   const digits = String(d); // a safe integer, which every engine prints exactly
   return layout(digits, digits.length - j);
+}
+
+// round(x * 10^j) if it is below `limit` and reads back as x (round(x * 10^j) / 10^j === x);
+// else null. |j| <= 22 is required for exact scaling; j > 22 never comes here.
+function nearestScaled(x, j, limit) {
+  if (j < -22) return null;
+  const d = Math.round(timesPowerOfTen(x, j));
+  return d < limit && timesPowerOfTen(d, -j) === x ? d : null;
 }
 
 const MIN_NORMAL = 2.2250738585072014e-308; // 2^-1022
