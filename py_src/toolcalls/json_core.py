@@ -676,18 +676,25 @@ _REPR_MARKS = (".0", "e-0", "e+1", "e+20")
 # is never matched again: each pattern begins with a nonzero digit.
 _DOTTED_NEGATIVE = tuple((f"{d}.", re.compile(rf"{d}\.(?=[0-9]++e-0[56])"), f"0.0000{d}") for d in "123456789")
 _UNDOTTED_NEGATIVE = tuple(
-    (f"{d}e-0{e}", re.compile(rf"{d}e-0{e}(?<=[^0-9]{d}e-0{e})"), "0." + "0" * (e - 1) + d) for e in (5, 6) for d in "123456789"
+    (f"{d}e-0{e}", re.compile(rf"{d}e-0{e}(?<=[^0-9]{d}e-0{e})"), "0." + "0" * (e - 1) + d)
+    for e in (5, 6)
+    for d in "123456789"
 )
 _SIXTH_DIGIT = re.compile(r"0\.0000(?=[0-9]++e-06)")
-# e+16..e+20: the dot goes and the exponent becomes a marker and e zeros; then the marker and
-# n - 1 of the zeros go, n being the number of digits before the marker (1 to 17, told by a look
-# back of fixed width for each n), which leaves e + 1 digits.
+# e+16..e+20: the dot goes and the exponent becomes a marker (a control unit: the encoder writes
+# none outside strings) and e zeros; then the marker and n - 1 of the zeros go, n being the number
+# of digits before the marker (1 to 17, told by a look back of fixed width for each n), which
+# leaves e + 1 digits.
 _POSITIVE_DOT = re.compile(r"\.(?=[0-9]++e\+(?:1[6-9]|20)(?![0-9]))")
-_PADDED = tuple(
-    (f"e+{e}", re.compile(rf"e\+{e}(?![0-9])"), chr(e - 15) + "0" * e,
-     re.compile(chr(e - 15) + "(?:" + "|".join(rf"(?<=[^0-9][0-9]{{{n}}}{chr(e - 15)})0{{{n - 1}}}" for n in range(1, 18)) + ")"))
-    for e in range(16, 21)
-)
+
+
+def _padding_of(e: int):
+    marker = chr(e - 15)
+    excess = "|".join(rf"(?<=[^0-9][0-9]{{{n}}}{marker})0{{{n - 1}}}" for n in range(1, 18))
+    return f"e+{e}", re.compile(rf"e\+{e}(?![0-9])"), marker + "0" * e, re.compile(f"{marker}(?:{excess})")
+
+
+_PADDED = tuple(_padding_of(e) for e in range(16, 21))
 
 
 def _es_layout(text: str) -> str:
