@@ -615,7 +615,10 @@ function emit(value, text, quoted) {
     text += "[";
     for (let k = 0; k < value.length; k += 1) {
       if (k) text += ",";
-      text = emit(value[k], text, quoted);
+      const item = value[k];
+      // A number, the commonest element of long arrays, is written here: no call to emit and
+      // none of its tests for other kinds of value.
+      text = typeof item === "number" ? text + formatNumber(item) : emit(item, text, quoted);
     }
     return text + "]";
   }
@@ -636,7 +639,7 @@ function emit(value, text, quoted) {
 // digits found by arithmetic alone (most short values), the nearest decimals of 15, 16 and 17
 // digits (two conversions for most doubles), the round-trip search, the exact one.
 export function formatNumber(x) {
-  if (x === 0) return "0";
+  if ((x | 0) === x) return String(x); // a 32-bit integer, -0 too ("0"): no call to Number.isSafeInteger
   if (Number.isSafeInteger(x)) return String(x);
   const a = x < 0 ? -x : x;
   let body = fewDigitsText(a);
