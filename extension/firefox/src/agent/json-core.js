@@ -145,30 +145,48 @@ function valueAt(u, i, end, depth, spans) {
   return failAt("invalid-json", i);
 }
 
+// Reads its units as arrayAt does (see there).
 function objectAt(u, i, end, depth) {
   const obj = newObject();
   i = skipWs(u, i + 1, end);
-  if (i < end && u.charCodeAt(i) === RBRACE) return endAt(obj, i + 1);
+  let c = i < end ? u.charCodeAt(i) : -1;
+  if (c === RBRACE) return endAt(obj, i + 1);
   for (;;) {
-    if (i >= end || u.charCodeAt(i) !== QUOTE) return failAt("invalid-json", i);
+    if (c !== QUOTE) return failAt("invalid-json", i);
     const keyAt = i;
     const key = stringAt(u, i, end);
     if (key instanceof JsonReject) return key;
-    i = skipWs(u, readEnd, end);
-    if (i >= end || u.charCodeAt(i) !== COLON) return failAt("invalid-json", i);
-    const value = valueAt(u, skipWs(u, i + 1, end), end, depth + 1, null);
+    i = readEnd;
+    c = i < end ? u.charCodeAt(i) : -1;
+    if (c <= SPACE) {
+      i = skipWs(u, i, end);
+      c = i < end ? u.charCodeAt(i) : -1;
+    }
+    if (c !== COLON) return failAt("invalid-json", i);
+    i += 1;
+    c = i < end ? u.charCodeAt(i) : -1;
+    if (c <= SPACE) {
+      i = skipWs(u, i, end);
+      c = i < end ? u.charCodeAt(i) : -1;
+    }
+    const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end) : valueAt(u, i, end, depth + 1, null);
     if (value instanceof JsonReject) return value;
     // `in` is hasKey here: obj has no prototype to inherit a key from.
     if (key in obj) return new JsonReject("duplicate-key", keyAt); // readEnd: just past the value
     obj[key] = value;
     i = readEnd;
-    let c = i < end ? u.charCodeAt(i) : -1;
-    if (c !== COMMA && c !== RBRACE) { // whitespace may come first (see arrayAt)
+    c = i < end ? u.charCodeAt(i) : -1;
+    if (c <= SPACE) {
       i = skipWs(u, i, end);
       c = i < end ? u.charCodeAt(i) : -1;
     }
     if (c === COMMA) {
-      i = skipWs(u, i + 1, end);
+      i += 1;
+      c = i < end ? u.charCodeAt(i) : -1;
+      if (c <= SPACE) {
+        i = skipWs(u, i, end);
+        c = i < end ? u.charCodeAt(i) : -1;
+      }
       continue;
     }
     if (c === RBRACE) return endAt(obj, i + 1);
