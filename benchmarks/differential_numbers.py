@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import _numbers  # noqa: E402
 import js_engines  # noqa: E402
-from extparity.config import load_project  # noqa: E402
+from extparity.project.config import load_project  # noqa: E402
 from test_twins_numbers import HELPERS, reference_read  # noqa: E402  (the same JS helpers and reading)
 from toolcalls import json_core as jc  # noqa: E402
 

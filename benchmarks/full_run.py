@@ -31,14 +31,16 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from extparity import report
-from extparity.config import load_project
-from extparity.corpus import load_corpus
-from extparity.engines.chromium_engine import LAUNCH_ARGS
+from extparity.corpus.cases import load_corpus
+from extparity.corpus.deviations import load_deviations
 from extparity.engines.driver import run_engine
+from extparity.engines.kinds.chromium import LAUNCH_ARGS
 from extparity.engines.registry import build_engine
-from extparity.judge import judge, load_deviations
-from extparity.runner import RunResult, disk_hashes, run_parity
+from extparity.project.config import load_project
+from extparity.reports import summary
+from extparity.results import build
+from extparity.run.judge import judge
+from extparity.run.parity import RunResult, disk_hashes, run_parity
 
 PROJECT = load_project()
 
@@ -91,7 +93,7 @@ def full_run(cases, engines: list[str]) -> tuple[float, dict[str, float]]:
     started = time.perf_counter()
     result = run_parity(PROJECT, cases, engines, budget_s=1800)
     elapsed = time.perf_counter() - started
-    assert not result.failed, report.failure_lines(result)[:5]
+    assert not result.failed, summary.failure_lines(result)[:5]
     return elapsed, {name: run.timings["wall_s"] for name, run in result.runs.items()}
 
 
@@ -133,8 +135,8 @@ def scaling(cases, sizes: list[int]) -> list[dict]:
             result = RunResult(engines=list(runs), reference=PROJECT.reference, runs=runs, results=results,
                                module_problems=[], disk_hashes=hashes, background_hashes={}, background_problems=[],
                                adapters={}, deviation_problems=[])
-            text = report.dumps(report.json_result(result, PROJECT, [str(path)], []))
-            report.failure_lines(result)
+            text = build.dumps(build.json_result(result, PROJECT, [str(path)], []))
+            summary.failure_lines(result)
             harness = time.perf_counter() - started
         engines_total = sum(sum(run.timings["chunks_s"]) for run in runs.values())
         rows.append({"size": size, "speeds": speeds, "harness_s": harness, "engines_s": engines_total,

@@ -1,7 +1,7 @@
 """The Chrome tree's JS modules in in-process engines: QuickJS-ng, V8 and SpiderMonkey.
 
 One loader for the benchmark and the differential checks. Every engine gets the modules the
-harness's own linker produces (`extparity.engines.linker.module_graph`, imports rewritten to a
+harness's own linker produces (`extparity.subject.linker.module_graph`, imports rewritten to a
 registry), evaluated in dependency order, in process (no worker: these measure the modules):
 
 * QuickJS-ng (`quickjs`): each module's module form through `Context.module`, as the
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import quickjs
 
-from extparity.engines.linker import PRELUDE, module_graph
+from extparity.subject.linker import PRELUDE, module_graph
 
 
 def linked_modules(project, tree: str = "chrome"):

@@ -26,8 +26,8 @@ sys.path.insert(0, str(HERE.parent / "fixtures" / "generators"))
 
 import _numbers  # noqa: E402
 import js_engines  # noqa: E402
-from extparity.config import load_project  # noqa: E402
-from extparity.engines.linker import REGISTRY  # noqa: E402
+from extparity.project.config import load_project  # noqa: E402
+from extparity.subject.linker import REGISTRY  # noqa: E402
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical  # noqa: E402
 
 CALL = '{"name":"click","arguments":{"selector":"#save","options":{"scroll":true}}}'

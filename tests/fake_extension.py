@@ -10,7 +10,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from extparity.config import Project, load_project
+from extparity.project.config import Project, load_project
 
 from config_files import write_pyproject
 

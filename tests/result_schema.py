@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 
-from extparity.result_doc import SCHEMA_FILE
+from extparity.results.read import SCHEMA_FILE
 
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
 

@@ -19,10 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 EXTENSION = ROOT / "extension"
 
 try:
-    from extparity import release, tree_checks
+    from extparity.subject import release
+    from extparity.subject import tree_checks
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT / "py_src"))
-    from extparity import release, tree_checks
+    from extparity.subject import release
+    from extparity.subject import tree_checks
 
 BROWSERS = ("chrome", "firefox")
 LOADED_BY = {"chrome": ["chromium"], "firefox": ["firefox"]}  # tree -> engine kinds, as the config binds them

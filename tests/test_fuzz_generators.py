@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import toolcalls
-from extparity.config import load_project
-from extparity.corpus import load_corpus
+from extparity.corpus.cases import load_corpus
 from extparity.fuzz.generators import BUILTIN, NUMBER, FuzzTarget, GeneratorError, load_plugin
+from extparity.project.config import load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = load_project(ROOT / "pyproject.toml")

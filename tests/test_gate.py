@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from extparity import artifacts, cli
+from extparity import cli
+from extparity.gate import artifacts
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
 
 from config_files import write_pyproject
@@ -378,14 +379,14 @@ def lint_report(*warnings: str, errors: tuple[str, ...] = ()) -> dict:
      "allowed warning MISSING_DATA_COLLECTION_PERMISSIONS no longer occurs: remove it from [tool.extparity.gate].web_ext.allow"),
 ])
 def test_web_ext_errors_always_fail_and_warnings_unless_accepted_while_they_still_occur(found, allow, ok, line):
-    from extparity.weblint import judge
+    from extparity.subject.weblint import judge
 
     result = judge(found, allow)
     assert (result.ok, result.line) == (ok, line)
 
 
 def test_a_web_ext_that_is_not_installed_fails_instead_of_skipping(tmp_path):
-    from extparity.weblint import Lint
+    from extparity.subject.weblint import Lint
 
     result = Lint(str(tmp_path / "no-web-ext"), tmp_path, ()).result()
     assert not result.ok and result.line.startswith(f"web-ext not found ({tmp_path / 'no-web-ext'})")

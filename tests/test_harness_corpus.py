@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from extparity import cli
-from extparity.config import load_project
-from extparity.corpus import load_corpus as load_with_entries
+from extparity.corpus.cases import load_corpus as load_with_entries
+from extparity.project.config import load_project
 
 from config_files import write_pyproject
 

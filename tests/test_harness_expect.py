@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from extparity import expect
+from extparity.corpus import expect
 
 # The bundled entries' list rules: a bare string names a call, or a rejection's reason.
 LIST_ITEMS = {"parse": {"calls": "name", "rejected": "reason"}, "repair": {}}

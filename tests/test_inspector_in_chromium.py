@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from extparity.config import load_project
+from extparity.project.config import load_project
 from toolcalls import parse_tool_calls, parse_tool_calls_canonical, repair_arguments, repair_arguments_canonical
 
 PROJECT = load_project()

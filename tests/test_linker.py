@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import quickjs
 
-from extparity.engines.linker import PRELUDE, REGISTRY, LinkError, link_adapter, module_graph
+from extparity.subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, module_graph
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from extparity import expect
-from extparity.config import load_project
-from extparity.corpus import PARITY_ONLY, load_corpus
+from extparity.corpus import expect
+from extparity.corpus.cases import PARITY_ONLY, load_corpus
+from extparity.corpus.deviations import load_deviations
 from extparity.engines.driver import run_engine
 from extparity.engines.registry import build_engine
-from extparity.judge import load_deviations
-from extparity.runner import background_hashes, disk_hashes, expected_hashes
+from extparity.project.config import load_project
+from extparity.run.parity import background_hashes, disk_hashes, expected_hashes
 
 PROJECT = load_project()
 CORPUS = load_corpus(PROJECT.corpus, PROJECT.entries, base=PROJECT.root)

@@ -21,10 +21,10 @@ import tomllib
 import pytest
 from junitparser import Error, JUnitXml, Skipped
 
-from extparity.config import ConfigError, load_project
-from extparity.corpus import load_corpus
-from extparity.progress import Progress
-from extparity.runner import run_parity
+from extparity.corpus.cases import load_corpus
+from extparity.project.config import ConfigError, load_project
+from extparity.reports.progress import Progress
+from extparity.run.parity import run_parity
 from config_files import write_pyproject
 from fake_extension import make_tree, write_project
 from test_harness_runner import (COMMA_CASES, PARSE_INPUTS, QJS, ROOT, WRONG_EXPECT, Project, call_cli, deviation,

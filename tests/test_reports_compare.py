@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from extparity.compare import (CHANGED_CALL, CHANGED_ITEMS, CHANGED_VERDICT, NO_LONGER_EXECUTES, NOW_EXECUTES,
+from extparity.results.compare import (CHANGED_CALL, CHANGED_ITEMS, CHANGED_VERDICT, NO_LONGER_EXECUTES, NOW_EXECUTES,
                                behaviour_changes, explain)
 from test_harness_runner import COMMA_CASES, QJS, Project, call_cli, drop_comma_rule
 

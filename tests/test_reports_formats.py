@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from junitparser import JUnitXml
 
-from extparity import html_report, junit, verdict_diff
-from extparity.result_doc import judged_against, odd_one_out, verdicts
+from extparity.reports import html_report, junit
+from extparity.results import verdict_diff
+from extparity.results.read import judged_against, odd_one_out, verdicts
 from result_schema import check_result
 
 JSON_VALUES = st.recursive(

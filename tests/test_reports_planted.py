@@ -18,7 +18,7 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 from playwright.sync_api import sync_playwright
 
-from extparity.config import load_project
+from extparity.project.config import load_project
 from result_schema import check_result
 from test_harness_runner import PARSE_INPUTS, Project, call_cli, drop_comma_rule, parse_case
 

@@ -10,7 +10,7 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 
 from extparity import cli
-from extparity.shards import in_shard, parse_shard
+from extparity.results.shards import in_shard, parse_shard
 
 ENGINES = "python,quickjs-chrome"
 

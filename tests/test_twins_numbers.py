@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import quickjs
 
-from extparity.config import load_project
-from extparity.engines.linker import PRELUDE, REGISTRY, module_graph
+from extparity.project.config import load_project
+from extparity.subject.linker import PRELUDE, REGISTRY, module_graph
 from toolcalls import json_core as jc
 from toolcalls.json_core import JsonReject
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from extparity.config import load_project
 from extparity.engines.base import WireCase
 from extparity.engines.driver import run_engine
 from extparity.engines.registry import build_engine
+from extparity.project.config import load_project
 
 PROJECT = load_project()
 TESTS = Path(__file__).parent

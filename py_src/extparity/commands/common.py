@@ -9,12 +9,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import html_report, junit, report, repro
-from ..config import Project
-from ..corpus import Corpus, load_corpus
+from ..corpus.cases import Corpus, load_corpus
 from ..engines.driver import Controller
-from ..progress import Progress
-from ..runner import RunResult, run_parity
+from ..project.atomic import write_atomic
+from ..project.config import Project
+from ..reports import html_report, junit
+from ..reports.progress import Progress
+from ..results import repro
+from ..run.parity import RunResult, run_parity
 
 
 class UsageError(Exception):
@@ -120,7 +122,7 @@ def write(path: Path | None, text: str) -> str | None:
     if path is None:
         return None
     try:
-        report.write_atomic(path, text)
+        write_atomic(path, text)
     except OSError as error:
         return f"cannot write {path}: {error.strerror or error}"
     return None

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import compare, result_doc
-from ..judge import load_deviations
+from ..corpus.deviations import load_deviations
+from ..results import compare, read
 from .common import UsageError, print_failures
 
 
@@ -28,8 +28,8 @@ def add_parser(commands) -> None:
 
 def load_result(path: str) -> dict:
     try:
-        return result_doc.load(path)
-    except result_doc.ResultError as error:
+        return read.load(path)
+    except read.ResultError as error:
         raise UsageError(str(error)) from None
 
 
@@ -54,7 +54,7 @@ def main(args) -> int:
         path = Path(args.acknowledged)
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
-        acknowledged, problems = load_deviations(path, result_doc.engine_names(new), {c["id"] for c in new["cases"]})
+        acknowledged, problems = load_deviations(path, read.engine_names(new), {c["id"] for c in new["cases"]})
     comparison = compare.compare(old, new)
     print_changes(comparison, args.old, args.new)
     if not args.fail_on_new_calls:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..config import load_project
-from ..corpus import PARITY_ONLY, Case
+from ..corpus.cases import PARITY_ONLY, Case
+from ..project.config import load_project
 from .common import add_corpus_option, load
 
 

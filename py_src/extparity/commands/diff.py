@@ -13,11 +13,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .. import report, verdict_diff
-from ..config import load_project
-from ..corpus import PARITY_ONLY, Case
-from ..result_doc import judged_against, verdicts
-from ..runner import select_engines
+from ..corpus.cases import PARITY_ONLY, Case
+from ..project.config import load_project
+from ..results import build, verdict_diff
+from ..results.read import judged_against, verdicts
+from ..run.parity import select_engines
 from .common import UsageError, add_engine_options, load, run, stderr
 
 
@@ -46,7 +46,7 @@ def main(args) -> int:
         raise UsageError("--each-line reads --text-file or --raw-file")
     cases = _cases(project, args)
     result = run(project, cases, engines, args, quiet=True)
-    document = report.json_result(result, project, [], [])
+    document = build.json_result(result, project, [], [])
     if len(cases) == 1 and not args.corpus and not args.each_line:
         return _one(document, result, engines)
     return _many(document, result, args.left)

@@ -7,12 +7,11 @@ import json
 import random
 from pathlib import Path
 
-from .. import report
-from ..config import load_project
 from ..fuzz.campaign import (FUZZ_TAG, Campaign, CaseFactory, FuzzOptions, corpus_lines, findings_path,
                              seed_cases)
 from ..fuzz.generators import GeneratorError
-from ..runner import select_engines
+from ..project.config import load_project
+from ..run.parity import select_engines
 from .common import UsageError, add_corpus_option, check_output, controller, load, print_failures, stderr, write
 
 FUZZ_TAG_TEXT = "found by `extparity fuzz` and minimised; the case asserts that every engine agrees"

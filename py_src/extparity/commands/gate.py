@@ -1,12 +1,13 @@
-"""`extparity gate`: the release gate over the whole shipped extension (see ``extparity.gate``)."""
+"""`extparity gate`: the release gate over the whole shipped extension (see ``extparity.gate.checks``)."""
 
 from __future__ import annotations
 
 import json
 
-from .. import report
-from ..config import load_project
-from ..gate import run_gate
+from ..gate.checks import run_gate
+from ..project.config import load_project
+from ..reports import summary
+from ..results import build
 from .common import add_limit_options, check_output, controller, load, stderr, write
 
 
@@ -30,14 +31,14 @@ def main(args) -> int:
     corpus, problems = load(args, project)
     gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
                     budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr)
-    print(report.summary_table(gate.run))
-    document = report.json_result(gate.run, gate.tested, corpus.files, problems)
+    print(summary.summary_table(gate.run))
+    document = build.json_result(gate.run, gate.tested, corpus.files, problems)
     document["ok"] = gate.ok
     document["gate"] = gate.section()
     write_errors = [e for e in (
-        write(outputs["json"], report.dumps(document)),
-        write(outputs["matrix"], report.matrix_markdown(gate.run)),
-        write(outputs["timings"], json.dumps(report.timings(gate.run), indent=1, sort_keys=True) + "\n"),
+        write(outputs["json"], build.dumps(document)),
+        write(outputs["matrix"], summary.matrix_markdown(gate.run)),
+        write(outputs["timings"], json.dumps(build.timings(gate.run), indent=1, sort_keys=True) + "\n"),
     ) if e]
     failed = [c for c in gate.checks if not c.ok]
     if failed:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import report
-from ..shards import MergeError, merge
+from ..results import build
+from ..results.shards import MergeError, merge
 from .common import UsageError, check_output, stderr, write
 
 
@@ -30,7 +30,7 @@ def main(args) -> int:
     except (MergeError, KeyError, TypeError) as error:
         stderr(f"extparity: cannot merge: {error}")
         return 1
-    failure = write(output, report.dumps(merged))
+    failure = write(output, build.dumps(merged))
     if failure:
         stderr(f"extparity: {failure}")
         return 1

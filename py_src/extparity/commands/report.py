@@ -3,7 +3,7 @@ result, made exactly as `extparity run` makes them."""
 
 from __future__ import annotations
 
-from .. import result_doc
+from ..results import read
 from .common import UsageError, add_report_options, check_report_outputs, stderr, write_reports
 
 
@@ -19,8 +19,8 @@ def main(args) -> int:
     if not any(outputs.values()):
         raise UsageError("nothing to write: give --html, --junit or --save-failures")
     try:
-        document = result_doc.load(args.result)
-    except result_doc.ResultError as error:
+        document = read.load(args.result)
+    except read.ResultError as error:
         raise UsageError(str(error)) from None
     errors = write_reports(document, outputs)
     for line in errors:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
-from .. import compare, report
-from ..config import load_project
-from ..runner import select_engines
-from ..shards import in_shard, parse_shard
-from .compare import load_result, print_changes
+from ..project.config import load_project
+from ..reports import summary
+from ..results import build, compare
+from ..results.shards import in_shard, parse_shard
+from ..run.parity import select_engines
 from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, check_output,
                      check_report_outputs, load, print_failures, run, stderr, write, write_reports)
+from .compare import load_result, print_changes
 
 
 def add_parser(commands) -> None:
@@ -42,21 +43,21 @@ def main(args) -> int:
     result = run(project, cases, engines, args,
                  deviation_cases=None if args.corpus else {case.id for case in corpus.cases})
     result.extra_problems += [f"corpus: {p}" for p in problems]
-    print(report.summary_table(result))
-    document = report.json_result(result, project, corpus.files, problems, corpus.tags)
+    print(summary.summary_table(result))
+    document = build.json_result(result, project, corpus.files, problems, corpus.tags)
     write_errors = [
-        write(outputs["json"], report.dumps(document)),
-        write(outputs["matrix"], report.matrix_markdown(result)),
-        write(outputs["timings"], json.dumps(report.timings(result), indent=1, sort_keys=True) + "\n"),
+        write(outputs["json"], build.dumps(document)),
+        write(outputs["matrix"], summary.matrix_markdown(result)),
+        write(outputs["timings"], json.dumps(build.timings(result), indent=1, sort_keys=True) + "\n"),
         *write_reports(document, reports),
     ]
     if baseline is not None:
         print()
         print_changes(compare.compare(baseline, document), args.baseline, "this run")
-    failures = report.failure_lines(result) + [e for e in write_errors if e]
+    failures = summary.failure_lines(result) + [e for e in write_errors if e]
     if print_failures(failures):
         return 1
-    print(f"\n{report.closing_line(result)}")
+    print(f"\n{summary.closing_line(result)}")
     return 0
 
 

@@ -12,7 +12,6 @@ Cases cross every bridge as ASCII-only JSON text (see ``js/batch-runner.js`` for
 from __future__ import annotations
 
 import abc
-import hashlib
 import json
 import platform
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ..config import Project
+    from ..project.config import Project
 
 JS_DIR = Path(__file__).resolve().parent.parent / "js"
 
@@ -173,10 +172,6 @@ def js_source(name: str) -> str:
     return (JS_DIR / name).read_text(encoding="utf-8")
 
 
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def host_versions() -> dict[str, str]:
     """Versions common to every engine's report."""
     return {"python": sys.version.split()[0], "python_implementation": platform.python_implementation()}
@@ -200,7 +195,7 @@ def executable_version(path: str) -> str | None:
 
 def require_options(name: str, options: dict[str, Any], allowed: dict[str, type | tuple[type, ...]]) -> None:
     """Unknown or mistyped engine options are config errors naming the key."""
-    from ..config import ConfigError
+    from ..project.config import ConfigError
 
     for key, value in options.items():
         if key not in allowed:

@@ -27,9 +27,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 from .base import Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
 from .child import link_subject
-from .linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 
 
 class LoopThread:
@@ -127,7 +127,7 @@ class BrowserEngine(Engine):
 
     def background_modules(self) -> list[str]:
         """The scripts the tree's background loads, read statically (see ``tree_checks``)."""
-        from ..tree_checks import background_closure, load_manifest
+        from ..subject.tree_checks import background_closure, load_manifest
 
         manifest, error = load_manifest(self.tree_name, self.tree)
         if error:

@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..subject.linker import LinkError, link_adapter, module_graph, normalize_path
 from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
-from .linker import LinkError, link_adapter, module_graph, normalize_path
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the extparity package
 _EOF = object()

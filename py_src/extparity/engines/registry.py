@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ..config import ConfigError
+from ..project.config import ConfigError
 
 if TYPE_CHECKING:
-    from ..config import EngineSpec, Project
+    from ..project.config import EngineSpec, Project
     from .base import Engine
 
 NUMBER = (int, float)
@@ -35,16 +35,16 @@ class Kind:
 
 
 KINDS: dict[str, Kind] = {
-    "python": Kind(".python_engine:PythonEngine", False, {"path": (str, list), "functions": dict}),
-    "quickjs": Kind(".quickjs_engine:QuickJSEngine", True,
+    "python": Kind(".kinds.python:PythonEngine", False, {"path": (str, list), "functions": dict}),
+    "quickjs": Kind(".kinds.quickjs:QuickJSEngine", True,
                     {"memory_limit": int, "stack_size": int, "chunk_size": int},
                     "pip install quickjs-ng"),
-    "v8": Kind(".v8_engine:V8Engine", True, {"memory_limit": int, "chunk_size": int},
+    "v8": Kind(".kinds.v8:V8Engine", True, {"memory_limit": int, "chunk_size": int},
                "pip install 'extparity[engines]' (mini-racer)"),
-    "spidermonkey": Kind(".spidermonkey_engine:SpiderMonkeyEngine", True, {"chunk_size": int},
+    "spidermonkey": Kind(".kinds.spidermonkey:SpiderMonkeyEngine", True, {"chunk_size": int},
                          "pip install 'extparity[engines]' (pythonmonkey)"),
-    "chromium": Kind(".chromium_engine:ChromiumEngine", True, {**_BROWSER, "endpoint": str}),
-    "firefox": Kind(".firefox_engine:FirefoxEngine", True, {**_BROWSER, "prefs": dict}),
+    "chromium": Kind(".kinds.chromium:ChromiumEngine", True, {**_BROWSER, "endpoint": str}),
+    "firefox": Kind(".kinds.firefox:FirefoxEngine", True, {**_BROWSER, "prefs": dict}),
 }
 
 

@@ -19,14 +19,14 @@ import sys
 from importlib import import_module
 from typing import Any, TextIO
 
+from ..subject.linker import PRELUDE, REGISTRY
 from .base import EngineStartError, js_source
-from .linker import PRELUDE, REGISTRY
 
 HOSTS = {
-    "python": "extparity.engines.python_engine:PythonHost",
-    "quickjs": "extparity.engines.quickjs_engine:QuickJSHost",
-    "v8": "extparity.engines.v8_engine:V8Host",
-    "spidermonkey": "extparity.engines.spidermonkey_engine:SpiderMonkeyHost",
+    "python": "extparity.engines.kinds.python:PythonHost",
+    "quickjs": "extparity.engines.kinds.quickjs:QuickJSHost",
+    "v8": "extparity.engines.kinds.v8:V8Host",
+    "spidermonkey": "extparity.engines.kinds.spidermonkey:SpiderMonkeyHost",
 }
 
 

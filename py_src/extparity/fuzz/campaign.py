@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..config import Project
-from ..corpus import PARITY_ONLY, Case
+from ..corpus.cases import PARITY_ONLY, Case
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, EngineDriver
 from ..engines.registry import build_engine
-from ..judge import PASS, CaseResult, judge
+from ..project.config import Project
+from ..run.judge import PASS, CaseResult, judge
 from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
 from .shrink import shrink
 

@@ -27,7 +27,7 @@ from functools import lru_cache, wraps
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from extparity.config import Entry
+from extparity.project.config import Entry
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .report import document_ok, summary_of
+from .build import document_ok, summary_of
 
 SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)\Z")
 SHARED_KEYS = ("extparity", "schema", "reference", "entries", "modules", "known_deviation_problems", "problems")

@@ -18,8 +18,8 @@ import json
 import re
 from pathlib import Path
 
-from . import verdict_diff
-from .result_doc import engine_names, judged_against, odd_one_out, verdicts
+from ..results import verdict_diff
+from ..results.read import engine_names, judged_against, odd_one_out, verdicts
 
 PAGE_DIR = Path(__file__).resolve().parent / "html"
 CELLS = ("pass", "known", "diverges", "unexpected", "unexpected-pass", "error", "timeout", "crash", "missing")

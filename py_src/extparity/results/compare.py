@@ -1,6 +1,6 @@
 """What changed between two runs: the release's behaviour change, per case and engine.
 
-Two JSON results (``result_doc``) are compared verdict by verdict, for every case and engine
+Two JSON results (``read``) are compared verdict by verdict, for every case and engine
 both hold. A changed verdict is explained in the subject's terms, as far as the config says
 them: the entry's ``executes`` key names the list of calls that would run, and its
 ``expect.items`` name the field that identifies an item of each list (the bundled parse entry:
@@ -24,8 +24,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .judge import Deviation
-from .result_doc import engine_names, verdicts
+from ..corpus.deviations import Deviation
+from .read import engine_names, verdicts
 
 NOW_EXECUTES = "now-executes"
 NO_LONGER_EXECUTES = "no-longer-executes"

@@ -15,9 +15,9 @@ import json
 import resource
 from typing import Any
 
-from .base import host_versions, package_version
-from .child import JSChildEngine
-from .worker import JSHost
+from ..base import host_versions, package_version
+from ..child import JSChildEngine
+from ..worker import JSHost
 
 MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
 NON_STANDARD = ["console", "atob", "btoa", "setTimeout", "clearTimeout", "setImmediate", "clearImmediate",

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .base import EngineStartError, host_versions
-from .child import ChildEngine
-from .worker import Host
+from ..base import EngineStartError, host_versions
+from ..child import ChildEngine
+from ..worker import Host
 
 
 class PythonEngine(ChildEngine):

@@ -313,7 +313,7 @@ def _entry(name: str, spec, root: Path) -> Entry:
 def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[str, EngineSpec]:
     """Declared engines, or the defaults: QuickJS per tree, Chromium on a tree named "chrome",
     Firefox on a tree named "firefox"."""
-    from .engines.registry import check_options, kind_needs_tree, known_kind
+    from ..engines.registry import check_options, kind_needs_tree, known_kind
 
     if table is None:
         specs = {f"quickjs-{tree}": EngineSpec(f"quickjs-{tree}", "quickjs", tree, {}) for tree in trees}
@@ -330,7 +330,7 @@ def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[s
         options = dict(_typed(spec, dict, where))
         kind = _require(options, "kind", str, where)
         if not known_kind(kind):
-            from .engines.registry import KINDS
+            from ..engines.registry import KINDS
 
             raise ConfigError(f"{where}.kind: unknown kind {kind!r} (known: {', '.join(KINDS)}, "
                               f"or 'package.module:Class')")

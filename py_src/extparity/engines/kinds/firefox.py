@@ -43,8 +43,8 @@ from typing import Any
 
 from playwright.async_api import async_playwright
 
-from .base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
-from .browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
+from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
+from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
 MESSENGER_PAGE, MESSENGER = "extparity-messenger.html", "extparity-messenger.js"

@@ -1,4 +1,4 @@
-"""Reading a JSON result (``report.json_result``): the one input of every report and comparison.
+"""Reading a JSON result (``build.json_result``): the one input of every report and comparison.
 
 The HTML and JUnit reports, repro files, `extparity compare` and `run --baseline` all read the
 document rather than the in-memory run, so a saved result, or several shards merged into one,
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .judge import CRASH, ERROR, KNOWN, MISSING, PASS, TIMEOUT
+from ..run.judge import CRASH, ERROR, KNOWN, MISSING, PASS, TIMEOUT
 
 SCHEMA = 2
 SCHEMA_FILE = Path(__file__).resolve().parent / "result.schema.json"

@@ -14,9 +14,9 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from . import verdict_diff
-from .judge import DIVERGES, KNOWN, PASS, STALE, UNEXPECTED
-from .result_doc import NO_VERDICT_CELLS, engine_names, judged_against, verdicts
+from ..results import verdict_diff
+from ..results.read import NO_VERDICT_CELLS, engine_names, judged_against, verdicts
+from ..run.judge import DIVERGES, KNOWN, PASS, STALE, UNEXPECTED
 
 # XML 1.0 cannot carry these at all, not even escaped: shown as \uXXXX instead.
 NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -20,8 +20,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engines.base import sha256_hex
-from .report import write_atomic_bytes
+from ..project.hashing import sha256_hex
+from ..project.atomic import write_atomic_bytes
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 FILE_MODE = 0o100644  # a regular file, rw-r--r--

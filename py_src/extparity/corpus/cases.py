@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .config import Entry
-from .engines.base import WireCase
+from ..engines.base import WireCase
+from ..project.config import Entry
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 CASE_KEYS = ("id", "fn", "expect", "tags", "why")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from .base import sha256_hex
+from ..project.hashing import sha256_hex
 
 REGISTRY = "globalThis.__extparity_linked"
 PRELUDE = f"{REGISTRY} = {REGISTRY} || Object.create(null);"

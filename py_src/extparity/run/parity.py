@@ -17,14 +17,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .config import ConfigError, Project
-from .corpus import Case
-from .engines.base import EngineRun, sha256_hex
-from .engines.driver import Controller, run_engine
-from .engines.linker import LinkError, module_graph
-from .engines.registry import build_engine
-from .judge import CaseResult, judge, load_deviations
-from .tree_checks import background_closure, load_manifest
+from ..corpus.cases import Case
+from ..corpus.deviations import load_deviations
+from ..engines.base import EngineRun
+from ..engines.driver import Controller, run_engine
+from ..engines.registry import build_engine
+from ..project.config import ConfigError, Project
+from ..project.hashing import sha256_hex
+from ..subject.linker import LinkError, module_graph
+from ..subject.tree_checks import background_closure, load_manifest
+from .judge import CaseResult, judge
 
 
 class SelectionError(ConfigError):

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import host_versions, package_version
-from .child import JSChildEngine
-from .worker import Interrupted, JSHost
+from ..base import host_versions, package_version
+from ..child import JSChildEngine
+from ..worker import Interrupted, JSHost
 
 MEMORY_LIMIT = 512 * 1024 * 1024
 

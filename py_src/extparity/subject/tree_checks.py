@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .engines.linker import LinkError, import_closure, normalize_path, uses_module_syntax
+from .linker import LinkError, import_closure, normalize_path, uses_module_syntax
 
 MANIFEST = "manifest.json"
 ACTIONS = ("action", "browser_action", "page_action")

@@ -32,15 +32,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from ..corpus.cases import Corpus
+from ..engines.driver import Controller
+from ..project.config import BROWSER_KINDS, Project
+from ..reports import summary
+from ..run.judge import CRASH, ERROR, KNOWN, MISSING, STALE, TIMEOUT
+from ..run.parity import RunResult, run_parity
+from ..subject import release, tree_checks
+from ..subject.linker import LinkError
+from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
-from . import release, report, tree_checks
-from .config import BROWSER_KINDS, Project
-from .corpus import Corpus
-from .engines.driver import Controller
-from .engines.linker import LinkError
-from .judge import CRASH, ERROR, KNOWN, MISSING, STALE, TIMEOUT
-from .runner import RunResult, run_parity
-from .weblint import Lint, LintResult
 
 UNPACKED = ".unpacked"  # inside dist/: the artifacts as the engines load them, removed afterwards
 
@@ -289,7 +290,7 @@ def background_check(tested: Project, result: RunResult, browsers: dict[str, set
 
 
 def parity_check(result: RunResult) -> Check:
-    return check("parity", report.failure_lines(result, parity_only=True), report.closing_line(result))
+    return check("parity", summary.failure_lines(result, parity_only=True), summary.closing_line(result))
 
 
 def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> Check:

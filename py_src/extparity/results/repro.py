@@ -16,8 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .corpus import TAGS_FILE
-from .result_doc import failing_cells, verdicts
+from ..corpus.cases import TAGS_FILE
+from .read import failing_cells, verdicts
 
 MARKER = ".extparity-repro"
 CASE_KEYS = ("id", "fn", "expect", "tags", "why")

@@ -37,8 +37,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 
-from .base import Batch, EngineStartError, SessionBroken, WireCase, wire_json
-from .browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
+from ..base import Batch, EngineStartError, SessionBroken, WireCase, wire_json
+from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
 
 HOST_DOCUMENT = "manifest.json"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -1,0 +1,58 @@
+"""Known deviations: data, never code (wptrunner's expectation files).
+
+Each entry names a case, the engines that deviate on it, a reason and an http(s) link. The
+judge turns a failing cell they cover into "known"; a covered cell that passes is stale. The
+same file format acknowledges new calls in ``extparity compare --fail-on-new-calls``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+LINK = re.compile(r"https?://\S+\Z")
+
+
+@dataclass(frozen=True)
+class Deviation:
+    case: str
+    engines: tuple[str, ...]
+    reason: str
+    link: str
+
+
+def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str] | None,
+                    selected: Iterable[str] = ()) -> tuple[dict[str, Deviation], list[str]]:
+    """Known deviations and the problems of the file. An entry must name a configured engine
+    and, when ``case_ids`` is given, a case of the corpus; it needs a reason and an http(s) link.
+    Entries whose engines are all outside ``selected`` are kept out of this run's judgement."""
+    if path is None or not path.exists():
+        return {}, []
+    name = path.name
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        return {}, [f"{name}: not JSON: {error}"]
+    engines, selected = set(engines), set(selected)
+    deviations, problems = {}, []
+    for index, entry in enumerate(entries if isinstance(entries, list) else [None]):
+        where = f"{name}[{index}]"
+        if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) and entry[k].strip() for k in ("case", "reason", "link"))
+                and isinstance(entry.get("engines"), list) and entry["engines"]):
+            problems.append(f"{where}: needs case, engines (a non-empty list), reason and link")
+            continue
+        unknown = [e for e in entry["engines"] if e not in engines]
+        if unknown:
+            problems.append(f"{where}: engine {', '.join(map(str, unknown))} is not configured")
+        elif not LINK.match(entry["link"]):
+            problems.append(f"{where}: link must be an http(s) URL, got {entry['link']!r}")
+        elif case_ids is not None and entry["case"] not in case_ids:
+            problems.append(f"{where}: no case {entry['case']!r} in the corpus")
+        elif entry["case"] in deviations:
+            problems.append(f"{where}: a second entry for {entry['case']!r}; list every engine in one entry")
+        elif not selected or selected & set(entry["engines"]):
+            deviations[entry["case"]] = Deviation(entry["case"], tuple(entry["engines"]), entry["reason"], entry["link"])
+    return deviations, problems

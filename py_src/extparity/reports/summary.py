@@ -1,0 +1,83 @@
+"""What a parity run says to people: the summary table, grouped failure lines, the closing
+line of a green run, and a Markdown matrix."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..results.build import summary_rows
+from ..run.judge import CRASH, DIVERGES, ERROR, KNOWN, MISSING, PASS, STALE, TIMEOUT, UNEXPECTED
+from ..run.parity import RunResult
+
+CELL_MARK = {PASS: "ok", KNOWN: "known", DIVERGES: "DIVERGES", UNEXPECTED: "UNEXPECTED", STALE: "STALE",
+             ERROR: "ERROR", TIMEOUT: "TIMEOUT", CRASH: "CRASH", MISSING: "MISSING"}
+GROUP_AT = 4  # this many cells sharing one cause print as one line
+
+
+def summary_table(result: RunResult) -> str:
+    headers = ("engine", "status", "cases", "agreeing", "diverging", "unexpected", "failed", "known")
+    rows = [[str(row[h]) for h in headers] for row in summary_rows(result)]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = False) -> list[str]:
+    """One line per problem; cells that share one cause are one line with a count.
+
+    ``parity_only`` leaves out what the release gate reports on lines of its own: problems of
+    the known-deviations file, stale entries, and the scripts the backgrounds loaded."""
+    lines = [f"module: {p}" for p in result.module_problems]
+    if not parity_only:
+        lines += [f"background: {p}" for p in result.background_problems]
+        lines += [f"known-deviations: {p}" for p in result.deviation_problems]
+    lines += list(result.extra_problems)
+    for name, run in result.runs.items():
+        if run.status != "ok":
+            without = sum(r.cells.get(name) == MISSING for r in result.results)
+            lines.append(f"engine {name}: {run.status}: {run.detail} ({without} cases without a verdict)")
+    if not result.results:
+        lines.append("corpus: no cases ran: a run of zero cases proves nothing")
+    causes: dict[tuple[str, str, str], list] = defaultdict(list)
+    for r in result.results:
+        for name, cell in r.cells.items():
+            if cell == MISSING and result.runs[name].status != "ok":
+                continue  # counted on the engine's own line
+            if cell in (PASS, KNOWN) or parity_only and cell == STALE:
+                continue
+            cause = "; ".join(r.notes.get(name, [])) if cell in (MISSING, ERROR, TIMEOUT, CRASH) else ""
+            causes[(name, cell, cause)].append(r)
+    case_lines = []
+    for (name, cell, cause), hits in causes.items():
+        if cause and len(hits) >= GROUP_AT:
+            first = hits[0].case
+            lines.append(f"{name} {CELL_MARK[cell]}: {cause}: {len(hits)} cases (first {first.id}, {first.file}:{first.line})")
+            continue
+        for r in hits:
+            why = "; ".join(r.notes.get(name, []))
+            case_lines.append(f"{r.case.id} [{name}] {CELL_MARK[cell]}: {why}  ({r.case.file}:{r.case.line})")
+    lines += case_lines[:limit]
+    if len(case_lines) > limit:
+        lines.append(f"... and {len(case_lines) - limit} more failing cells (see --json or --html)")
+    return lines
+
+
+def closing_line(result: RunResult) -> str:
+    """The last line of a green run: what agreed, and what only agreed because it is known."""
+    known = sum(cell == KNOWN for r in result.results for cell in r.cells.values())
+    cases = len(result.results)
+    text = f"all {cases} cases agree across {', '.join(result.engines)} and meet their expectations"
+    if known:
+        cases_known = sum(any(cell == KNOWN for cell in r.cells.values()) for r in result.results)
+        text = (f"{cases - cases_known} of {cases} cases agree across {', '.join(result.engines)} and meet their "
+                f"expectations; {cases_known} cases ({known} cells) are known deviations")
+    return text
+
+
+def matrix_markdown(result: RunResult) -> str:
+    """One row per case, one column per engine (JSONTestSuite's results table)."""
+    header = "| case | " + " | ".join(result.engines) + " |"
+    rule = "|---|" + "---|" * len(result.engines)
+    rows = ["| " + r.case.id + " | " + " | ".join(CELL_MARK[r.cells[name]] for name in result.engines) + " |"
+            for r in result.results]
+    return "\n".join([header, rule, *rows]) + "\n"

@@ -1,0 +1,129 @@
+"""The JSON result of a parity run, built from a ``RunResult``: every other report reads it.
+
+It is deterministic: same corpus and engines, same bytes. Timings therefore stay
+out of it (they go to the terminal and to `--timings`), and paths are relative to the project.
+Its shape is versioned (``SCHEMA``) and documented in ``result.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+from ..project.config import Project
+from ..run.judge import CRASH, DIVERGES, ERROR, KNOWN, MISSING, PASS, STALE, TIMEOUT, UNEXPECTED
+from ..run.parity import RunResult
+from .read import SCHEMA
+
+
+def summary_rows(result: RunResult) -> list[dict]:
+    return summary_of(result.engines, result.reference, {name: run.status for name, run in result.runs.items()},
+                      [r.cells for r in result.results])
+
+
+def summary_of(engines: list[str], reference: str | None, statuses: dict[str, str], cells: list[dict]) -> list[dict]:
+    """Per engine: its status and its cells counted by outcome (from a run or a JSON result)."""
+    rows = []
+    for name in engines:
+        column = [row.get(name) for row in cells]
+        rows.append({
+            "engine": name,
+            "status": statuses[name],
+            "cases": len(column),
+            "agreeing": "ref" if name == reference else sum(c not in (DIVERGES, ERROR, TIMEOUT, CRASH, MISSING) for c in column),
+            "diverging": sum(c == DIVERGES for c in column),
+            "unexpected": sum(c in (UNEXPECTED, STALE) for c in column),
+            "failed": sum(c in (ERROR, TIMEOUT, CRASH, MISSING) for c in column),
+            "known": sum(c == KNOWN for c in column),
+        })
+    return rows
+
+
+def document_ok(document: dict) -> bool:
+    """Whether a JSON result passes: the one rule for `run --json` and for merged shards."""
+    return bool(
+        document["cases"]
+        and not document["corpus"]["problems"]
+        and not document["modules"]["problems"]
+        and not document["known_deviation_problems"]
+        and not document["problems"]
+        and all(engine["status"] == "ok" for engine in document["engines"].values())
+        and all(cell in (PASS, KNOWN) for case in document["cases"] for cell in case["cells"].values())
+    )
+
+
+def json_result(result: RunResult, project: Project, corpus_files: list[str], corpus_problems: list[str],
+                corpus_tags: dict[str, str] | None = None) -> dict:
+    """The result as data, the single source of every other report (`read` reads it).
+
+    Each case carries its corpus line (args, expect, tags, why), so reports and repro files
+    can be made from a saved or merged result without the corpus. Per engine, a verdict is
+    ``divergent[engine]`` if present, else ``verdict`` (the reference's or the majority's),
+    unless the engine is listed in ``without_verdict``."""
+    cases = []
+    for r in result.results:
+        entry = {"id": r.case.id, "fn": r.case.fn, "group": r.case.group, "file": r.case.file,
+                 "line": r.case.line, "args": dict(r.case.fields), "expect": r.case.expect,
+                 "tags": list(r.case.tags), "why": r.case.why, "cells": r.cells}
+        if r.baseline is not None:
+            entry["verdict"] = r.baseline
+        divergent = {name: verdict for name, verdict in r.verdicts.items() if verdict != r.baseline}
+        if divergent:
+            entry["divergent"] = divergent
+        without = [name for name in result.engines if name not in r.verdicts]
+        if without:
+            entry["without_verdict"] = without
+        if len(r.groups) > 1:
+            entry["groups"] = r.groups
+        if r.notes:
+            entry["notes"] = r.notes
+        cases.append(entry)
+    engines = {}
+    for name in result.engines:
+        run = result.runs[name]
+        engines[name] = {
+            "kind": project.engines[name].kind,
+            "tree": project.engines[name].tree,
+            "status": run.status,
+            "detail": run.detail,
+            "versions": run.description,
+            "module_hashes": dict(sorted(run.module_hashes.items())),
+        }
+    document = {
+        "extparity": __version__,
+        "schema": SCHEMA,
+        "reference": result.reference,
+        "corpus": {"files": corpus_files, "cases": len(result.results), "problems": corpus_problems,
+                   "tags": dict(sorted((corpus_tags or {}).items()))},
+        "entries": {name: {"args": list(entry.args), "executes": entry.executes, "items": dict(entry.list_items)}
+                    for name, entry in project.entries.items()},
+        "summary": summary_rows(result),
+        "engines": engines,
+        "modules": {"on_disk": result.disk_hashes, "background": result.background_hashes,
+                    "adapters": result.adapters, "problems": result.module_problems,
+                    "background_problems": result.background_problems},
+        "known_deviation_problems": result.deviation_problems,
+        "problems": result.extra_problems,
+        "cases": cases,
+    }
+    document["ok"] = document_ok(document)
+    return document
+
+
+def dumps(document: dict) -> str:
+    """The JSON result as text: indented, except that each case is one line. Deterministic (keys
+    sorted, ASCII only), readable with grep and diff, and fast: cases go through the C encoder,
+    only the small rest through the pure-Python indenting one."""
+    parts = []
+    for key in sorted(document):
+        if key == "cases":
+            lines = [json.dumps(case, sort_keys=True, ensure_ascii=True, separators=(", ", ": ")) for case in document[key]]
+            text = "[\n  " + ",\n  ".join(lines) + "\n ]" if lines else "[]"
+        else:
+            text = json.dumps(document[key], indent=1, sort_keys=True, ensure_ascii=True).replace("\n", "\n ")
+        parts.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def timings(result: RunResult) -> dict:
+    return {"wall_s": result.wall_s, "engines": {name: run.timings for name, run in result.runs.items()}}
