@@ -35,8 +35,8 @@ from extparity.corpus.cases import load_corpus
 from extparity.corpus.deviations import load_deviations
 from extparity.engines.driver import run_engine
 from extparity.engines.kinds.chromium import LAUNCH_ARGS
-from extparity.engines.registry import build_engine
 from extparity.project.config import load_project
+from extparity.project.kinds import build_engine
 from extparity.reports import summary
 from extparity.results import build
 from extparity.run.judge import judge

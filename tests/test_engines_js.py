@@ -17,7 +17,7 @@ import pytest
 
 from extparity.engines.base import WireCase
 from extparity.engines.driver import run_engine
-from extparity.engines.registry import build_engine
+from extparity.project.kinds import build_engine
 
 from fake_extension import MODULES, PARSER, make_tree, sha256, write_project
 
@@ -242,7 +242,7 @@ def test_firefox_over_webdriver_bidi_still_shows_navigator_webdriver_to_the_subj
 
 
 def test_a_tree_that_is_not_a_folder_is_a_config_error_before_anything_starts(tmp_path):
-    from extparity.project.config import ConfigError
+    from extparity.project.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"\[tool.extparity.trees\].t: .*/nowhere is not a folder"):
         write_project(tmp_path, {"t": tmp_path / "nowhere"}, {"e": {"kind": "chromium", "tree": "t"}})

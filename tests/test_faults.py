@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from extparity.engines.driver import run_engine
-from extparity.engines.registry import build_engine
 from extparity.engines.base import WireCase
+from extparity.engines.driver import run_engine
+from extparity.project.kinds import build_engine
 
 from fake_extension import make_tree, write_project
 

@@ -22,9 +22,9 @@ import pytest
 
 from extparity.engines.base import WireCase
 from extparity.engines.driver import Controller, EngineDriver
-from extparity.engines.registry import build_engine
 from extparity.fuzz.shrink import ddmin, shrink
 from extparity.project.config import load_project
+from extparity.project.kinds import build_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]

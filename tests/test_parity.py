@@ -16,13 +16,13 @@ from extparity.corpus import expect
 from extparity.corpus.cases import PARITY_ONLY, load_corpus
 from extparity.corpus.deviations import load_deviations
 from extparity.engines.driver import run_engine
-from extparity.engines.registry import build_engine
 from extparity.project.config import load_project
+from extparity.project.kinds import IN_BROWSER, KINDS, build_engine
 from extparity.run.parity import background_hashes, disk_hashes, expected_hashes
 
 PROJECT = load_project()
 CORPUS = load_corpus(PROJECT.corpus, PROJECT.entries, base=PROJECT.root)
-BROWSER_KINDS = ("chromium", "firefox")
+BROWSER_KINDS = tuple(name for name, kind in KINDS.items() if kind.runs == IN_BROWSER)  # as --browser names them
 DEVIATIONS, DEVIATION_PROBLEMS = load_deviations(PROJECT.known_deviations, PROJECT.engines,
                                                  {case.id for case in CORPUS.cases})
 

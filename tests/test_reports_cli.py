@@ -22,7 +22,8 @@ import pytest
 from junitparser import Error, JUnitXml, Skipped
 
 from extparity.corpus.cases import load_corpus
-from extparity.project.config import ConfigError, load_project
+from extparity.project.config import load_project
+from extparity.project.errors import ConfigError
 from extparity.reports.progress import Progress
 from extparity.run.parity import run_parity
 from config_files import write_pyproject

@@ -17,8 +17,8 @@ import pytest
 
 from extparity.engines.base import WireCase
 from extparity.engines.driver import run_engine
-from extparity.engines.registry import build_engine
 from extparity.project.config import load_project
+from extparity.project.kinds import build_engine
 
 PROJECT = load_project()
 TESTS = Path(__file__).parent

@@ -17,7 +17,7 @@ import threading
 from . import __version__
 from .commands import compare, corpus, diff, fuzz, gate, merge, report, run
 from .commands.common import UsageError
-from .project.config import ConfigError
+from .project.errors import ConfigError
 
 COMMANDS = (run, gate, fuzz, report, compare, diff, corpus, merge)
 

@@ -1,7 +1,7 @@
 """Engines: kinds of JS (and Python) runtimes that run the subject over a case list.
 
-``base`` says what an engine promises, ``registry`` finds kinds by name, ``driver`` runs one
-engine with time limits and restarts, ``child`` and ``worker`` are the two ends of a worker
-process, ``browser`` is what the two browser kinds share. The kinds themselves are in
-``kinds/``, imported only when an engine of that kind is built.
+``base`` says what an engine promises, ``driver`` runs one engine with time limits and
+restarts, ``child`` and ``worker`` are the two ends of a worker process, ``browser`` is what
+the two browser kinds share. The kinds themselves are in ``kinds/``, imported only when an
+engine of that kind is built; ``project.kinds`` is the registry that names them.
 """

@@ -195,7 +195,7 @@ def executable_version(path: str) -> str | None:
 
 def require_options(name: str, options: dict[str, Any], allowed: dict[str, type | tuple[type, ...]]) -> None:
     """Unknown or mistyped engine options are config errors naming the key."""
-    from ..project.config import ConfigError
+    from ..project.errors import ConfigError
 
     for key, value in options.items():
         if key not in allowed:

@@ -27,6 +27,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from ..project.kinds import IN_BROWSER
 from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 from .base import Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
 from .child import link_subject
@@ -66,6 +67,7 @@ async def _call(make: Callable[[], Awaitable[Any]]) -> Any:
 class BrowserEngine(Engine):
     """A browser kind bound to a tree: executable, extra launch arguments, batching."""
 
+    RUNS = IN_BROWSER
     chunk_size = 500
     default_executable = ""
     protocol = ""

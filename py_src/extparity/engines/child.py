@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..project.kinds import IN_WORKER, kind_of
 from ..subject.linker import LinkError, link_adapter, module_graph, normalize_path
 from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
 
@@ -157,8 +158,10 @@ class ChildSession(Session):
 
 
 class ChildEngine(Engine):
-    """An engine whose sessions are worker processes; subclasses say what the worker loads."""
+    """An engine whose sessions are worker processes; subclasses say what the worker loads, and
+    the kind registry which host class loads it there (a kind of one's own declares ``HOST``)."""
 
+    RUNS = IN_WORKER
     startup_timeout_s = 60.0
     batches = False  # True when the worker runs a whole list at once (see ChildSession.run)
 
@@ -167,7 +170,9 @@ class ChildEngine(Engine):
         raise NotImplementedError
 
     def open(self) -> Session:
-        return ChildSession(self.name, {"kind": self.kind, **self.job()}, self.startup_timeout_s, self.batches)
+        configured = self.project.engines[self.name].kind  # a built-in name or "package.module:Class"
+        job = {"kind": self.kind, "host": kind_of(configured).host, **self.job()}
+        return ChildSession(self.name, job, self.startup_timeout_s, self.batches)
 
 
 class JSChildEngine(ChildEngine):

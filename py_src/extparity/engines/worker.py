@@ -1,6 +1,8 @@
 """The child side of ``child.ChildSession``: load the subject once, answer one line per case.
 
-Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", ...job}``, then any
+Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", "host", ...job}`` (``host``:
+the ``package.module:Class`` the kind registry names for the kind, so a kind of the user's own
+runs here as the built-in ones do), then any
 number of ``{"op": "run", "cases": "<ASCII JSON case list>"}``, then ``{"op": "close"}``. The
 child answers ``{"event": "ready", "hashes", "info"}`` or ``{"event": "start-error",
 "detail"}``, then one ``{"event": "case", "result": "<batch-runner JSON for that case>"}`` per
@@ -21,14 +23,6 @@ from typing import Any, TextIO
 
 from ..subject.linker import PRELUDE, REGISTRY
 from .base import EngineStartError, js_source
-
-HOSTS = {
-    "python": "extparity.engines.kinds.python:PythonHost",
-    "quickjs": "extparity.engines.kinds.quickjs:QuickJSHost",
-    "v8": "extparity.engines.kinds.v8:V8Host",
-    "spidermonkey": "extparity.engines.kinds.spidermonkey:SpiderMonkeyHost",
-}
-
 
 def _die_with_parent() -> None:
     """SIGKILL this process when the harness goes away, even if it is killed outright."""
@@ -179,8 +173,9 @@ class JSHost(Host):
         return " | ".join(lines[:3])[:1000] if lines else type(exc).__name__
 
 
-def _host(kind: str):
-    module_name, _, attribute = HOSTS[kind].partition(":")
+def _host(target: str):
+    """The host class named ``package.module:Class`` (the kind registry's ``Kind.host``)."""
+    module_name, _, attribute = target.partition(":")
     return getattr(import_module(module_name), attribute)
 
 
@@ -205,7 +200,7 @@ def main() -> int:
         op = message.get("op")
         if op == "open":
             try:
-                host = _host(message["kind"])(message)
+                host = _host(message["host"])(message)
             except EngineStartError as exc:
                 emit(event="start-error", detail=str(exc))
                 return 0

@@ -21,8 +21,8 @@ from typing import Any, Callable
 from ..corpus.cases import PARITY_ONLY, Case
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, EngineDriver
-from ..engines.registry import build_engine
 from ..project.config import Project
+from ..project.kinds import build_engine
 from ..run.judge import PASS, CaseResult, judge
 from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
 from .shrink import shrink

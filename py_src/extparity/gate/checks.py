@@ -34,7 +34,8 @@ from typing import Callable
 
 from ..corpus.cases import Corpus
 from ..engines.driver import Controller
-from ..project.config import BROWSER_KINDS, Project
+from ..project.config import Project
+from ..project.kinds import kind_of
 from ..reports import summary
 from ..run.judge import CRASH, ERROR, KNOWN, MISSING, STALE, TIMEOUT
 from ..run.parity import RunResult, run_parity
@@ -92,11 +93,12 @@ class GateResult:
 
 
 def browsers_by_tree(project: Project) -> dict[str, set[str]]:
-    """Tree -> the browser kinds that load it (their rules apply to its manifest)."""
+    """Tree -> the browsers that load it as an extension (their rules apply to its manifest)."""
     found: dict[str, set[str]] = {tree: set() for tree in project.trees}
     for spec in project.engines.values():
-        if spec.kind in BROWSER_KINDS:
-            found[spec.tree].add(spec.kind)
+        browser = kind_of(spec.kind).extension
+        if browser:
+            found[spec.tree].add(browser)
     return found
 
 

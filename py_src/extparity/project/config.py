@@ -13,7 +13,9 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from .errors import ConfigError
+from .kinds import EngineSpec, check_spec, loads_extension
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz"}
@@ -23,17 +25,12 @@ EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext"}
 RELEASE_KEYS = {"package_json", "changelog"}
 WEB_EXT_KEYS = {"command", "allow"}
-BROWSER_KINDS = ("chromium", "firefox")  # kinds that load a tree as an extension and can message it
 MESSAGE_SUFFIX = "-background"
 RENAMED = {
     "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
     "browsers": "browser executables are engine options: [tool.extparity.engines.NAME] executable = ...",
     "extension_root": "release metadata lives under [tool.extparity.gate]",
 }
-
-
-class ConfigError(Exception):
-    """The config is missing or malformed; the message names the file and key."""
 
 
 @dataclass(frozen=True)
@@ -48,21 +45,6 @@ class Entry:
     expect_keys: tuple[str, ...] | None = None  # keys an expectation may name (None: any)
     list_items: dict[str, str] = field(default_factory=dict)  # list key -> field a bare string names
     executes: str | None = None  # the verdict's list of calls that would run (`extparity compare`)
-
-
-@dataclass(frozen=True)
-class EngineSpec:
-    name: str
-    kind: str
-    tree: str | None
-    options: dict[str, Any]
-
-    @property
-    def via(self) -> str:
-        """How a browser engine reaches the subject: "module" imports the entry modules in the
-        extension's origin; "message" asks the extension's own background through
-        ``runtime.sendMessage``, the path its users' code takes."""
-        return self.options.get("via", "module")
 
 
 @dataclass(frozen=True)
@@ -267,7 +249,7 @@ def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dic
     declared = {(spec.kind, spec.tree) for spec in engines.values() if spec.via == "message"}
     twins = {}
     for spec in engines.values():
-        if spec.kind in BROWSER_KINDS and spec.via == "module" and (spec.kind, spec.tree) not in declared:
+        if loads_extension(spec.kind) and spec.via == "module" and (spec.kind, spec.tree) not in declared:
             name = spec.name + MESSAGE_SUFFIX
             if name in engines:
                 raise ConfigError(f"[tool.extparity.engines.{name}]: this name is taken by the message-path "
@@ -313,8 +295,6 @@ def _entry(name: str, spec, root: Path) -> Entry:
 def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[str, EngineSpec]:
     """Declared engines, or the defaults: QuickJS per tree, Chromium on a tree named "chrome",
     Firefox on a tree named "firefox"."""
-    from ..engines.registry import check_options, kind_needs_tree, known_kind
-
     if table is None:
         specs = {f"quickjs-{tree}": EngineSpec(f"quickjs-{tree}", "quickjs", tree, {}) for tree in trees}
         for kind, tree in (("chromium", "chrome"), ("firefox", "firefox")):
@@ -329,22 +309,9 @@ def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[s
             raise ConfigError(f"{where}: {name!r} is not a usable engine name")
         options = dict(_typed(spec, dict, where))
         kind = _require(options, "kind", str, where)
-        if not known_kind(kind):
-            from ..engines.registry import KINDS
-
-            raise ConfigError(f"{where}.kind: unknown kind {kind!r} (known: {', '.join(KINDS)}, "
-                              f"or 'package.module:Class')")
         del options["kind"]
-        tree = options.pop("tree", None)
-        if kind_needs_tree(kind):
-            if tree is None:
-                raise ConfigError(f"{where}: missing key 'tree' (a {kind} engine loads one tree)")
-            if tree not in trees:
-                raise ConfigError(f"{where}.tree: no tree named {tree!r} in [tool.extparity.trees]")
-        elif tree is not None:
-            raise ConfigError(f"{where}.tree: a {kind} engine does not load a tree")
-        specs[name] = EngineSpec(name, kind, tree, options)
-        check_options(specs[name])
+        specs[name] = EngineSpec(name, kind, options.pop("tree", None), options)
+        check_spec(specs[name], trees)
     if not specs:
         raise ConfigError("[tool.extparity.engines]: declare at least one engine, or remove the table")
     return specs

@@ -21,9 +21,10 @@ from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, run_engine
-from ..engines.registry import build_engine
-from ..project.config import ConfigError, Project
+from ..project.config import Project
+from ..project.errors import ConfigError
 from ..project.hashing import sha256_hex
+from ..project.kinds import build_engine
 from ..subject.linker import LinkError, module_graph
 from ..subject.tree_checks import background_closure, load_manifest
 from .judge import CaseResult, judge
