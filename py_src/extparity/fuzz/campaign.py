@@ -23,7 +23,8 @@ from ..engines.base import EngineRun
 from ..engines.driver import Controller, EngineDriver
 from ..project.config import Project
 from ..project.kinds import build_engine
-from ..run.judge import PASS, CaseResult, judge
+from ..run.judge import CaseResult, judge
+from ..run.outcomes import Outcome
 from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
 from .shrink import shrink
 
@@ -262,7 +263,7 @@ class Campaign:
 
 
 def _signature(result: CaseResult) -> Signature:
-    return tuple(sorted((engine, cell) for engine, cell in result.cells.items() if cell != PASS))
+    return tuple(sorted((engine, cell) for engine, cell in result.cells.items() if cell != Outcome.PASS))
 
 
 def _size(case: Case) -> int:

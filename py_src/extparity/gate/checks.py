@@ -37,7 +37,7 @@ from ..engines.driver import Controller
 from ..project.config import Project
 from ..project.kinds import kind_of
 from ..reports import summary
-from ..run.judge import CRASH, ERROR, KNOWN, MISSING, STALE, TIMEOUT
+from ..run.outcomes import NO_VERDICT, Outcome
 from ..run.parity import RunResult, run_parity
 from ..subject import release, tree_checks
 from ..subject.linker import LinkError
@@ -245,7 +245,7 @@ def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, s
         if run.status != "ok":
             problems.append(f"{name}: {run.status}: {run.detail}")
             continue
-        unanswered = [r for r in result.results if r.cells.get(name) in (ERROR, TIMEOUT, CRASH, MISSING)]
+        unanswered = [r for r in result.results if r.cells.get(name) in NO_VERDICT]
         if unanswered:
             first = unanswered[0]
             problems.append(f"{name}: {len(unanswered)} cases got no answer through the message path "
@@ -298,13 +298,13 @@ def parity_check(result: RunResult) -> Check:
 def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> Check:
     where = tested.relative(tested.known_deviations) if tested.known_deviations else None
     problems = list(result.deviation_problems)  # each names the file and the entry
-    stale = [(r.case.id, [name for name, cell in r.cells.items() if cell == STALE])
-             for r in result.results if STALE in r.cells.values()]
+    stale = [(r.case.id, [name for name, cell in r.cells.items() if cell == Outcome.STALE])
+             for r in result.results if Outcome.STALE in r.cells.values()]
     if not allow_stale:
         problems += [f"stale entry: {case} no longer deviates on {', '.join(engines)}: remove it "
                      f"(or pass --allow-stale)" for case, engines in stale]
-    known_cases = sum(KNOWN in r.cells.values() for r in result.results)
-    known_cells = sum(cell == KNOWN for r in result.results for cell in r.cells.values())
+    known_cases = sum(Outcome.KNOWN in r.cells.values() for r in result.results)
+    known_cells = sum(cell == Outcome.KNOWN for r in result.results for cell in r.cells.values())
     line = f"{known_cases} cases ({known_cells} cells) are known deviations" + (
         f" in {where}, each with a reason and a link" if where else " (no known_deviations file configured)")
     if stale:

@@ -15,8 +15,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from ..results import verdict_diff
-from ..results.read import NO_VERDICT_CELLS, engine_names, judged_against, verdicts
-from ..run.judge import DIVERGES, KNOWN, PASS, STALE, UNEXPECTED
+from ..results.read import engine_names, judged_against, verdicts
+from ..run.outcomes import NO_VERDICT, Outcome
 
 # XML 1.0 cannot carry these at all, not even escaped: shown as \uXXXX instead.
 NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -77,11 +77,11 @@ def _engine_suite(document: dict, engine: str) -> ET.Element:
                              name=case["id"], file=case.get("file", ""), line=str(case.get("line", 0)))
         notes = case.get("notes", {}).get(engine, [])
         message = _text("; ".join(notes) or cell)
-        if cell == KNOWN:
+        if cell == Outcome.KNOWN:
             ET.SubElement(element, "skipped", type=cell, message=message)
-        elif cell in NO_VERDICT_CELLS:
+        elif cell in NO_VERDICT:
             ET.SubElement(element, "error", type=cell, message=message).text = message
-        elif cell != PASS:
+        elif cell != Outcome.PASS:
             failure = ET.SubElement(element, "failure", type=cell, message=message)
             failure.text = _text(_failure_body(document, case, engine, cell, notes))
         cases.append(element)
@@ -101,11 +101,11 @@ def _failure_body(document: dict, case: dict, engine: str, cell: str, notes: lis
     given = verdicts(case)
     mine = given.get(engine, "")
     parts = ["\n".join(notes)]
-    if cell == DIVERGES:
+    if cell == Outcome.DIVERGES:
         against = judged_against(document, case)
         if against is not None:
             parts.append(verdict_diff.unified(against[1], mine, against[0], engine))
-    elif cell in (UNEXPECTED, STALE):
+    elif cell in (Outcome.UNEXPECTED, Outcome.STALE):
         parts.append("expected (partial): " + _json(case.get("expect")))
         parts.append("verdict:\n" + "\n".join(verdict_diff.lines(mine)))
     return "\n\n".join(part for part in parts if part)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..results.build import summary_rows
-from ..run.judge import CRASH, DIVERGES, ERROR, KNOWN, MISSING, PASS, STALE, TIMEOUT, UNEXPECTED
+from ..run.outcomes import NO_VERDICT, PASSES, Outcome
 from ..run.parity import RunResult
 
-CELL_MARK = {PASS: "ok", KNOWN: "known", DIVERGES: "DIVERGES", UNEXPECTED: "UNEXPECTED", STALE: "STALE",
-             ERROR: "ERROR", TIMEOUT: "TIMEOUT", CRASH: "CRASH", MISSING: "MISSING"}
+# How a cell reads on the terminal: the two that pass in lower case, every failure shouting.
+CELL_MARK = {outcome: {Outcome.PASS: "ok", Outcome.KNOWN: "known"}.get(outcome, outcome.name) for outcome in Outcome}
 GROUP_AT = 4  # this many cells sharing one cause print as one line
 
 
@@ -34,18 +34,18 @@ def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = Fal
     lines += list(result.extra_problems)
     for name, run in result.runs.items():
         if run.status != "ok":
-            without = sum(r.cells.get(name) == MISSING for r in result.results)
+            without = sum(r.cells.get(name) == Outcome.MISSING for r in result.results)
             lines.append(f"engine {name}: {run.status}: {run.detail} ({without} cases without a verdict)")
     if not result.results:
         lines.append("corpus: no cases ran: a run of zero cases proves nothing")
     causes: dict[tuple[str, str, str], list] = defaultdict(list)
     for r in result.results:
         for name, cell in r.cells.items():
-            if cell == MISSING and result.runs[name].status != "ok":
+            if cell == Outcome.MISSING and result.runs[name].status != "ok":
                 continue  # counted on the engine's own line
-            if cell in (PASS, KNOWN) or parity_only and cell == STALE:
+            if cell in PASSES or parity_only and cell == Outcome.STALE:
                 continue
-            cause = "; ".join(r.notes.get(name, [])) if cell in (MISSING, ERROR, TIMEOUT, CRASH) else ""
+            cause = "; ".join(r.notes.get(name, [])) if cell in NO_VERDICT else ""
             causes[(name, cell, cause)].append(r)
     case_lines = []
     for (name, cell, cause), hits in causes.items():
@@ -64,11 +64,11 @@ def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = Fal
 
 def closing_line(result: RunResult) -> str:
     """The last line of a green run: what agreed, and what only agreed because it is known."""
-    known = sum(cell == KNOWN for r in result.results for cell in r.cells.values())
+    known = sum(cell == Outcome.KNOWN for r in result.results for cell in r.cells.values())
     cases = len(result.results)
     text = f"all {cases} cases agree across {', '.join(result.engines)} and meet their expectations"
     if known:
-        cases_known = sum(any(cell == KNOWN for cell in r.cells.values()) for r in result.results)
+        cases_known = sum(any(cell == Outcome.KNOWN for cell in r.cells.values()) for r in result.results)
         text = (f"{cases - cases_known} of {cases} cases agree across {', '.join(result.engines)} and meet their "
                 f"expectations; {cases_known} cases ({known} cells) are known deviations")
     return text

@@ -11,7 +11,7 @@ import json
 
 from .. import __version__
 from ..project.config import Project
-from ..run.judge import CRASH, DIVERGES, ERROR, KNOWN, MISSING, PASS, STALE, TIMEOUT, UNEXPECTED
+from ..run.outcomes import NO_VERDICT, Outcome, run_passes
 from ..run.parity import RunResult
 from .read import SCHEMA
 
@@ -30,26 +30,23 @@ def summary_of(engines: list[str], reference: str | None, statuses: dict[str, st
             "engine": name,
             "status": statuses[name],
             "cases": len(column),
-            "agreeing": "ref" if name == reference else sum(c not in (DIVERGES, ERROR, TIMEOUT, CRASH, MISSING) for c in column),
-            "diverging": sum(c == DIVERGES for c in column),
-            "unexpected": sum(c in (UNEXPECTED, STALE) for c in column),
-            "failed": sum(c in (ERROR, TIMEOUT, CRASH, MISSING) for c in column),
-            "known": sum(c == KNOWN for c in column),
+            "agreeing": "ref" if name == reference else sum(c != Outcome.DIVERGES and c not in NO_VERDICT for c in column),
+            "diverging": sum(c == Outcome.DIVERGES for c in column),
+            "unexpected": sum(c in (Outcome.UNEXPECTED, Outcome.STALE) for c in column),
+            "failed": sum(c in NO_VERDICT for c in column),
+            "known": sum(c == Outcome.KNOWN for c in column),
         })
     return rows
 
 
 def document_ok(document: dict) -> bool:
-    """Whether a JSON result passes: the one rule for `run --json` and for merged shards."""
-    return bool(
-        document["cases"]
-        and not document["corpus"]["problems"]
-        and not document["modules"]["problems"]
-        and not document["known_deviation_problems"]
-        and not document["problems"]
-        and all(engine["status"] == "ok" for engine in document["engines"].values())
-        and all(cell in (PASS, KNOWN) for case in document["cases"] for cell in case["cells"].values())
-    )
+    """Whether a JSON result passes (``outcomes.run_passes``, as for the run that wrote it):
+    for `run --json` and for merged shards."""
+    return run_passes([case["cells"] for case in document["cases"]],
+                      [engine["status"] for engine in document["engines"].values()],
+                      [document["corpus"]["problems"], document["modules"]["problems"],
+                       document["modules"].get("background_problems", []), document["known_deviation_problems"],
+                       document["problems"]])
 
 
 def json_result(result: RunResult, project: Project, corpus_files: list[str], corpus_problems: list[str],

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..run.judge import CRASH, ERROR, KNOWN, MISSING, PASS, TIMEOUT
+from ..run.outcomes import PASSES
 
 SCHEMA = 2
 SCHEMA_FILE = Path(__file__).resolve().parent / "result.schema.json"
-NO_VERDICT_CELLS = (ERROR, TIMEOUT, CRASH, MISSING)
 
 
 class ResultError(Exception):
@@ -100,4 +99,4 @@ def judged_against(document: dict, case: dict) -> tuple[str, str] | None:
 
 def failing_cells(case: dict) -> dict[str, str]:
     """Engine -> cell for every cell that fails the gate (anything but pass and known)."""
-    return {name: cell for name, cell in case["cells"].items() if cell not in (PASS, KNOWN)}
+    return {name: cell for name, cell in case["cells"].items() if cell not in PASSES}

@@ -18,11 +18,8 @@ from ..corpus.cases import PARITY_ONLY, Case
 from ..corpus.deviations import Deviation
 from ..engines.base import EngineRun
 from ..project.config import Entry
+from .outcomes import PASSES, Outcome
 
-PASS, KNOWN = "pass", "known"
-DIVERGES, UNEXPECTED, STALE = "diverges", "unexpected", "unexpected-pass"
-ERROR, TIMEOUT, CRASH, MISSING = "error", "timeout", "crash", "missing"
-OK_CELLS = (PASS, KNOWN)
 
 
 @dataclass
@@ -43,7 +40,7 @@ class CaseResult:
 
     @property
     def failed(self) -> bool:
-        return any(cell not in OK_CELLS for cell in self.cells.values())
+        return any(cell not in PASSES for cell in self.cells.values())
 
 
 def judge(cases: list[Case], runs: Mapping[str, EngineRun], reference: str | None,
@@ -71,22 +68,22 @@ def judge_case(case: Case, runs: Mapping[str, EngineRun], reference: str | None,
         notes: list[str] = []
         if case.id in run.failures:
             failure = run.failures[case.id]
-            cell, notes = failure.kind, [failure.detail]
+            cell, notes = Outcome(failure.kind), [failure.detail]
         elif name not in result.verdicts:
-            cell = MISSING
+            cell = Outcome.MISSING
             notes = [f"engine {run.status}: {run.detail}" if run.status != "ok" else "no verdict returned"]
         elif len(ordered) > 1 and result.verdicts[name] != result.baseline:
-            cell, notes = DIVERGES, [against]
+            cell, notes = Outcome.DIVERGES, [against]
         elif case.expect == PARITY_ONLY:
-            cell = PASS
+            cell = Outcome.PASS
         else:
             verdict = result.verdicts[name]
             if verdict not in checked:  # engines that agree share one verdict text: check it once
                 checked[verdict] = expect.mismatches(entry.list_items, case.expect, verdict)
             notes = list(checked[verdict])
-            cell = UNEXPECTED if notes else PASS
+            cell = Outcome.UNEXPECTED if notes else Outcome.PASS
         if known and name in known.engines:
-            cell = KNOWN if cell != PASS else STALE
+            cell = Outcome.KNOWN if cell != Outcome.PASS else Outcome.STALE
             notes = notes + [f"known deviation: {known.reason} ({known.link})"]
         result.cells[name] = cell
         if notes:

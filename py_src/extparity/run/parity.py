@@ -28,6 +28,7 @@ from ..project.kinds import build_engine
 from ..subject.linker import LinkError, module_graph
 from ..subject.tree_checks import background_closure, load_manifest
 from .judge import CaseResult, judge
+from .outcomes import run_passes
 
 
 class SelectionError(ConfigError):
@@ -63,10 +64,8 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.module_problems or self.background_problems or self.deviation_problems or self.extra_problems
-                    or any(run.status != "ok" for run in self.runs.values())
-                    or any(result.failed for result in self.results)
-                    or not self.results)
+        return not run_passes([result.cells for result in self.results], [run.status for run in self.runs.values()],
+                              [self.module_problems, self.background_problems, self.deviation_problems, self.extra_problems])
 
 
 def disk_hashes(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]:

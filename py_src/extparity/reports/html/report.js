@@ -7,7 +7,8 @@
   const ROW = 24;
   const OVERSCAN = 20;
   const CELLS = data.cells;
-  const FAILING = new Set(["diverges", "unexpected", "unexpected-pass", "error", "timeout", "crash", "missing"]);
+  const PASSES = new Set(data.passes); // the outcomes that pass, from the result's own vocabulary
+  const failing = (cell) => cell !== null && !PASSES.has(cell);
   const state = { view: "matrix", tag: "", file: "", outcome: "", engine: "", text: "", selected: -1, collapsed: new Map() };
   let items = []; // what the list shows: {group: key, label, size, vector} or {row: index}
 
@@ -28,7 +29,7 @@
 
   function renderHeader() {
     const head = document.getElementById("head");
-    const failed = data.rows.filter((row) => [...row[4]].some((c) => FAILING.has(cellName(c)))).length;
+    const failed = data.rows.filter((row) => [...row[4]].some((c) => failing(cellName(c)))).length;
     head.append(el("h1", { text: "extparity report" }),
       el("span", { class: "verdict " + (data.ok ? "ok" : "failed"), text: data.ok ? "PASSED" : "FAILED" }),
       el("span", { text: `  ${data.rows.length} cases, ${failed} with a failing cell; ` +
@@ -118,7 +119,7 @@
     const engines = state.engine === "" ? data.engines.map((_, i) => i) : [Number(state.engine)];
     return engines.some((i) => {
       const cell = cellName(row[4][i]);
-      return state.outcome === "failing" ? FAILING.has(cell) : cell === CELLS[Number(state.outcome)];
+      return state.outcome === "failing" ? failing(cell) : cell === CELLS[Number(state.outcome)];
     });
   }
 
@@ -152,7 +153,7 @@
 
   function failingGroup([key, members]) {
     if (key.startsWith("odd:")) return true;
-    return [...data.rows[members[0]][4]].some((c) => FAILING.has(cellName(c)));
+    return [...data.rows[members[0]][4]].some((c) => failing(cellName(c)));
   }
 
   // ------------------------------------------------------------------ the virtual list
