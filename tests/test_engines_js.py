@@ -10,6 +10,7 @@ for the wrong reason.
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -143,6 +144,15 @@ def test_a_missing_browser_is_a_crash_not_a_skip(kind, tmp_path):
     engine, _ = engine_for(tmp_path, kind, executable=str(tmp_path / "no-such-browser"))
     run = run_engine(engine, CASES)
     assert run.status == "crashed" and "browser not found" in run.detail
+
+
+@pytest.mark.parametrize("kind, key, pattern", [("v8", "v8", r"\d+\.\d+\.\d+\.\d+"),
+                                               ("spidermonkey", "spidermonkey", r"libmozjs-\w+\.so")])
+def test_the_exact_version_only_the_worker_knows_reaches_the_engines_versions(kind, key, pattern, tmp_path):
+    engine, _ = engine_for(tmp_path, kind)
+    run = run_engine(engine, CASES[:1])
+    assert run.status == "ok", run.detail
+    assert re.fullmatch(pattern, str(run.description.get(key))), run.description
 
 
 def test_quickjs_evaluates_modules_as_modules(tmp_path):

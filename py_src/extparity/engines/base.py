@@ -162,10 +162,6 @@ class Engine(abc.ABC):
     def open(self) -> Session:
         """Start the engine and load the subject; raise ``EngineStartError`` if it cannot."""
 
-    def preflight(self) -> None:
-        """Cheap checks before any engine starts (a binary that is not there); raise
-        ``EngineStartError``. Runs for every selected engine before the first one starts."""
-
 
 def js_source(name: str) -> str:
     """Text of a helper shipped in extparity/js (batch runner, realm helpers, probe)."""
@@ -191,17 +187,3 @@ def executable_version(path: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() or None
-
-
-def require_options(name: str, options: dict[str, Any], allowed: dict[str, type | tuple[type, ...]]) -> None:
-    """Unknown or mistyped engine options are config errors naming the key."""
-    from ..project.errors import ConfigError
-
-    for key, value in options.items():
-        if key not in allowed:
-            raise ConfigError(f"[tool.extparity.engines.{name}]: unknown option {key!r} "
-                              f"(this kind takes {', '.join(sorted(allowed)) or 'none'})")
-        if not isinstance(value, allowed[key]):
-            kinds = allowed[key] if isinstance(allowed[key], tuple) else (allowed[key],)
-            raise ConfigError(f"[tool.extparity.engines.{name}].{key}: expected "
-                              f"{' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}")

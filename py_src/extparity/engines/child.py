@@ -1,7 +1,8 @@
 """Sessions that live in a child process (python, quickjs, v8, spidermonkey).
 
-Why a child: bindings are C code in our address space (the notes list inputs that crash QuickJS
-outright), and the reference is user code that may hang; a segfault, a runaway allocation or an
+Why a child: bindings are C code in our address space (quickjs-ng's crashes on a lone surrogate
+handed to ``Context.set``, which is why cases cross as ASCII JSON: see ``js/batch-runner.js``),
+and the reference is user code that may hang; a segfault, a runaway allocation or an
 endless loop must cost one case and one restart, not the harness. The child (``worker.py``)
 answers one line per case, so when a line does not come in time the parent knows exactly which
 case hung or crashed: it kills the child and the driver starts a fresh one for the rest.
@@ -164,6 +165,10 @@ class ChildEngine(Engine):
     RUNS = IN_WORKER
     startup_timeout_s = 60.0
     batches = False  # True when the worker runs a whole list at once (see ChildSession.run)
+    # What only the loaded engine knows (V8's exact version, the libmozjs build), from the
+    # worker's "ready" event; the kinds whose hosts report it add it to ``describe``, so it
+    # reaches the result's ``engines[name].versions``.
+    worker_info: dict[str, Any] = {}
 
     def job(self) -> dict[str, Any]:
         """What the worker needs to load the subject (ASCII-safe JSON values)."""
@@ -172,7 +177,9 @@ class ChildEngine(Engine):
     def open(self) -> Session:
         configured = self.project.engines[self.name].kind  # a built-in name or "package.module:Class"
         job = {"kind": self.kind, "host": kind_of(configured).host, **self.job()}
-        return ChildSession(self.name, job, self.startup_timeout_s, self.batches)
+        session = ChildSession(self.name, job, self.startup_timeout_s, self.batches)
+        self.worker_info = dict(session.info)
+        return session
 
 
 class JSChildEngine(ChildEngine):

@@ -207,12 +207,11 @@ class Campaign:
                 f"{len(result.findings)} finding(s)")
 
     def _start_engines(self) -> None:
-        """Every engine built and checked before the first case; one that cannot be is an
-        engine problem, and the campaign runs nothing (the parity of the rest proves little)."""
+        """Every engine built before the first case; one that cannot be is an engine problem,
+        and the campaign runs nothing (the parity of the rest proves little)."""
         for name in self.engine_names:
             try:
                 engine = build_engine(self.project.engines[name], self.project)
-                engine.preflight()
             except Exception as exc:  # e.g. a missing optional binding or browser: one line for this engine
                 self.result.engine_problems.append(f"{name}: CRASHED: {exc}")
                 continue

@@ -36,7 +36,7 @@ class SpiderMonkeyEngine(JSChildEngine):
     def describe(self) -> dict[str, Any]:
         return {"engine": self.name, "kind": self.kind, "tree": self.project.relative(self.tree),
                 "pythonmonkey": package_version("pythonmonkey"), "pminit": package_version("pminit"),
-                **host_versions()}
+                **self.worker_info, **host_versions()}
 
 
 class SpiderMonkeyHost(JSHost):

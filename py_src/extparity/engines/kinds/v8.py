@@ -27,7 +27,7 @@ class V8Engine(JSChildEngine):
     def describe(self) -> dict[str, Any]:
         return {"engine": self.name, "kind": self.kind, "tree": self.project.relative(self.tree),
                 "mini_racer": package_version("mini-racer"),
-                "memory_limit": self.options.get("memory_limit", MEMORY_LIMIT), **host_versions()}
+                "memory_limit": self.options.get("memory_limit", MEMORY_LIMIT), **self.worker_info, **host_versions()}
 
 
 class V8Host(JSHost):

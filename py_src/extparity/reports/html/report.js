@@ -39,6 +39,7 @@
       const info = data.engineInfo[name] || {};
       const versions = info.versions || {};
       const build = versions.executable_version || versions.quickjs_ng && `quickjs-ng ${versions.quickjs_ng}` ||
+        versions.v8 && `V8 ${versions.v8}` || versions.spidermonkey && `SpiderMonkey ${versions.spidermonkey}` ||
         versions.mini_racer && `mini-racer ${versions.mini_racer}` || versions.pythonmonkey && `pythonmonkey ${versions.pythonmonkey}` ||
         versions.python && `Python ${versions.python}` || info.kind || "";
       line.append(el("span", {}, el("b", { text: name }), ` ${build}${info.status && info.status !== "ok" ? " [" + info.status + "]" : ""}`));
