@@ -87,3 +87,23 @@ def test_no_stage_package_imports_one_that_imports_it_back():
 
 def test_the_check_sees_a_circle():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def readme_rooms() -> list[str]:
+    """The folders of the README's Architecture table, in its order."""
+    text = (PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.partition("\n### Architecture\n")[2].partition("\n#")[0]
+    return [line.split("`")[1].rstrip("/") for line in section.splitlines() if line.startswith("| `")]
+
+
+def test_the_readme_names_every_folder_of_the_harness_and_no_other():
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert sorted(readme_rooms()) == folders
+
+
+def test_each_stage_imports_only_stages_the_readme_lists_above_it():
+    order = readme_rooms()
+    backwards = sorted({(stage(m), stage(t)) for m, targets in import_graph().items() for t in targets
+                        if "extparity" not in (stage(m), stage(t)) and stage(m) != stage(t)
+                        and order.index(stage(t)) > order.index(stage(m))})
+    assert backwards == []
