@@ -1,14 +1,14 @@
 """The child side of ``child.ChildSession``: load the subject once, answer one line per case.
 
-Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", "host", ...job}`` (``host``:
-the ``package.module:Class`` the kind registry names for the kind, so a kind of the user's own
-runs here as the built-in ones do), then any
-number of ``{"op": "run", "cases": "<ASCII JSON case list>"}``, then ``{"op": "close"}``. The
+Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", "host", ...job}``, then
+any number of ``{"op": "run", "cases": "<ASCII JSON case list>"}``, then ``{"op": "close"}``. The
 child answers ``{"event": "ready", "hashes", "info"}`` or ``{"event": "start-error",
 "detail"}``, then one ``{"event": "case", "result": "<batch-runner JSON for that case>"}`` per
 case, in order, flushed at once: the parent reads a missing line as "this case hung or crashed".
 
-The protocol owns the real stdout; anything the subject prints goes to stderr.
+``host`` is the ``package.module:Class`` the kind registry (``project.kinds``) names for the
+engine's kind, so a kind of the user's own runs here as the built-in ones do. The protocol owns
+the real stdout; anything the subject prints goes to stderr.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from ..subject.linker import PRELUDE, REGISTRY
 from .base import EngineStartError, js_source
+
 
 def _die_with_parent() -> None:
     """SIGKILL this process when the harness goes away, even if it is killed outright."""

@@ -21,7 +21,6 @@ from ..project.config import Entry
 from .outcomes import PASSES, Outcome
 
 
-
 @dataclass
 class CaseResult:
     case: Case
