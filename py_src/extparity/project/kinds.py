@@ -15,7 +15,9 @@ A kind outside this table is named as ``package.module:Class`` in the config; it
 ``engines.base.Engine`` and declares the same facts as class attributes: ``RUNS`` (one of
 ``RUNS_WHERE``; default in process), ``HOST`` (``"package.module:Class"`` of its worker host,
 for ``RUNS = "worker"``: see ``engines.worker.Host``), ``EXTENSION`` (the browser whose
-extension it loads, or None), ``NEEDS_TREE`` (default True) and ``OPTIONS``.
+extension it loads, or None), ``NEEDS_TREE`` (default True) and ``OPTIONS``. A worker imports
+the host by that name, so its module must be importable there too: installed, or on PYTHONPATH
+(the worker inherits the harness's environment, not its ``sys.path``).
 """
 
 from __future__ import annotations
