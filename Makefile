@@ -8,10 +8,10 @@ WEB_EXT := $(TOOLS)/node_modules/.bin/web-ext
 
 .PHONY: setup browsers node parity gate test
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints/debian-browsers.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,engines]'
+	$(PY) -m pip install --quiet -c constraints/debian-browsers.txt -e '.[test,engines]'
 	touch $@
 
 setup: $(VENV)/.installed browsers $(WEB_EXT)

@@ -23,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "fixtures" / "generators"))
+sys.path.insert(0, str(HERE.parent / "py_src"))  # the bundled reference (not in the wheel)
 
 import _numbers  # noqa: E402
 import js_engines  # noqa: E402

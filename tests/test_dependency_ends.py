@@ -1,0 +1,101 @@
+"""The package as another team installs it: the built wheel in a venv of its own, at both ends of
+the dependency ranges in pyproject.toml.
+
+The lowest end pins every runtime and engine dependency to its lower bound; the newest end lets
+pip take the newest releases the ranges allow (Playwright 1.65 among them, which cannot drive
+Firefox ESR 153 here). At each end the headless engines must run the bundled corpus green, and
+the wheel must carry its licence and ship the harness without the bundled reference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
+
+
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def _lower_bounds() -> list[str]:
+    """`name==lower` for every runtime and engine dependency: each must state its lower bound."""
+    project = _project()
+    pins = []
+    for requirement in project["dependencies"] + project["optional-dependencies"]["engines"]:
+        match = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9][0-9.]*)(,.*)?", requirement)
+        assert match, f"{requirement}: a dependency needs a lower bound written as name>=version"
+        pins.append(f"{match[1]}=={match[2]}")
+    return pins
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
+                   check=True, timeout=300)
+    (built,) = out.glob("extparity-*.whl")
+    return built
+
+
+def _venv(path: Path, wheel: Path, constraints: list[str]) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+    python = path / "bin" / "python"
+    pins = path / "constraints.txt"
+    pins.write_text("".join(f"{pin}\n" for pin in constraints), encoding="utf-8")
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "-c", str(pins), f"{wheel}[engines]"], check=True, timeout=900)
+    return python
+
+
+def _installed(python: Path, name: str) -> str:
+    return subprocess.run([str(python), "-c", f"import importlib.metadata as m; print(m.version({name!r}))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _runs_the_headless_engines_green(python: Path, out: Path) -> None:
+    # Run from a folder of its own so nothing resolves through this checkout but the config.
+    result = subprocess.run(
+        [str(python.parent / "extparity"), "--config", str(ROOT / "pyproject.toml"), "run",
+         "--engines", HEADLESS, "--json", str(out / "run.json")],
+        cwd=out, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": ""})
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    document = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert document["ok"] is True and len(document["cases"]) > 2000
+    assert set(document["engines"]) == set(HEADLESS.split(","))
+
+
+def _ships_the_harness_only_with_its_licence(python: Path) -> None:
+    probe = ("import importlib.metadata as m, importlib.util as u, extparity;"
+             "print(m.metadata('extparity')['License-Expression']);"
+             "print(u.find_spec('toolcalls') is None);"
+             "print(sorted(f.name for f in m.files('extparity') if 'licenses' in str(f)))")
+    lines = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True,
+                           cwd="/", env={**os.environ, "PYTHONPATH": ""}).stdout.splitlines()
+    assert lines == ["Apache-2.0", "True", "['LICENSE']"]
+
+
+def test_the_wheel_at_the_lower_bounds_runs_the_headless_engines(wheel, tmp_path):
+    pins = _lower_bounds()
+    python = _venv(tmp_path / "venv", wheel, pins)
+    for pin in pins:
+        name, version = pin.split("==")
+        assert _installed(python, name) == version, pin
+    _ships_the_harness_only_with_its_licence(python)
+    _runs_the_headless_engines_green(python, tmp_path)
+
+
+def test_the_wheel_with_the_newest_releases_runs_the_headless_engines(wheel, tmp_path):
+    python = _venv(tmp_path / "venv", wheel, [])
+    _ships_the_harness_only_with_its_licence(python)
+    _runs_the_headless_engines_green(python, tmp_path)
