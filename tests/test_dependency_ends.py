@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -40,8 +41,11 @@ def _lower_bounds() -> list[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
+    # From a copy: setuptools reuses a checkout's build/ folder, and a stale one adds old modules.
+    source, out = tmp_path_factory.mktemp("source") / "extparity", tmp_path_factory.mktemp("wheel")
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".tools", "build", "dist", "out", "__pycache__", "*.egg-info", "node_modules"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
                    check=True, timeout=300)
     (built,) = out.glob("extparity-*.whl")
     return built
@@ -99,3 +103,16 @@ def test_the_wheel_with_the_newest_releases_runs_the_headless_engines(wheel, tmp
     python = _venv(tmp_path / "venv", wheel, [])
     _ships_the_harness_only_with_its_licence(python)
     _runs_the_headless_engines_green(python, tmp_path)
+
+
+def test_the_newest_playwright_is_refused_for_debians_firefox_in_one_line(wheel, tmp_path):
+    """Playwright 1.65 cannot drive Firefox ESR 153 over BiDi: without the refusal its sessions
+    crash minutes into a run. The firefox kind says so before it launches anything."""
+    python = _venv(tmp_path / "venv", wheel, [])
+    assert tuple(map(int, _installed(python, "playwright").split(".")[:2])) >= (1, 65)
+    result = subprocess.run(
+        [str(python.parent / "extparity"), "--config", str(ROOT / "pyproject.toml"), "run", "--engines", "firefox"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": ""})
+    assert result.returncode == 1
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "cannot drive Firefox" in line]
+    assert lines and all("playwright<1.65" in line for line in lines), result.stdout[-2000:]

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.metadata
 import json
 import re
 import secrets
+import subprocess
 import threading
 import time
 import uuid
@@ -51,6 +53,9 @@ MESSENGER_PAGE, MESSENGER = "extparity-messenger.html", "extparity-messenger.js"
 ADDED = (SENTINEL, PROBE, MESSENGER_PAGE, MESSENGER)
 MESSENGER_HTML = f'<!doctype html>\n<meta charset="utf-8">\n<script src="{MESSENGER}"></script>\n'
 LONG_POLL_S = 20.0
+# Playwright 1.65 sends emulation.setMediaFeaturesOverride over BiDi, which Firefox ESR 153 does
+# not know: its sessions then crash mid-run (seen with 1.65.2). Newer Firefoxes are not refused.
+BIDI_BREAK_PLAYWRIGHT, BIDI_BREAK_NEWEST_FIREFOX = (1, 65), 153
 
 
 class FirefoxEngine(BrowserEngine):
@@ -66,6 +71,8 @@ class FirefoxSession(BrowserSession):
     engine: FirefoxEngine
 
     async def start(self) -> None:
+        self.phase = "checking Playwright against this Firefox"
+        refuse_known_broken_pair(self.engine.executable)
         self.phase = "packing the add-on"
         subject = self.engine.subject()
         self.server = ProbeServer(probe_config(subject))
@@ -121,6 +128,23 @@ class FirefoxSession(BrowserSession):
     def kill(self) -> None:
         self.server.closed = True
         self.close()
+
+
+def refuse_known_broken_pair(executable: str) -> None:
+    """Fail in one line, before any launch, where this Playwright is known not to drive this Firefox."""
+    playwright = importlib.metadata.version("playwright")
+    if tuple(int(part) for part in playwright.split(".")[:2]) < BIDI_BREAK_PLAYWRIGHT:
+        return
+    try:
+        said = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return  # the launch itself reports a missing or hanging browser in its own words
+    major = re.search(r"(\d+)\.\d", said)
+    if major and int(major[1]) <= BIDI_BREAK_NEWEST_FIREFOX:
+        raise EngineStartError(
+            f"Playwright {playwright} cannot drive Firefox {major[1]} over WebDriver BiDi (it sends "
+            "emulation.setMediaFeaturesOverride, which this Firefox does not know): install "
+            "'playwright<1.65' (constraints/debian-browsers.txt) or a newer Firefox")
 
 
 def firefox_prefs(gecko_id: str) -> dict[str, Any]:
