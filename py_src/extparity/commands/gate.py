@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from ..gate import acknowledgements, policy
 from ..gate.checks import run_gate
 from ..project.config import load_project
 from ..reports import summary
 from ..results import build
-from .common import add_limit_options, check_output, controller, load, stderr, write
+from .common import UsageError, add_limit_options, check_output, controller, load, stderr, write
 
 
 def add_parser(commands) -> None:
@@ -17,10 +19,27 @@ def add_parser(commands) -> None:
     add_limit_options(parser)
     parser.add_argument("--allow-stale", action="store_true",
                         help="a known deviation that no longer occurs is reported, not a failure")
+    parser.add_argument("--baseline", metavar="PREVIOUS.json",
+                        help="the last release's gate --json: fail on every policy change against it not acknowledged")
+    parser.add_argument("--acknowledged", metavar="PATH",
+                        help="JSON list of {change, reason, link}: the policy changes of this release (with --baseline)")
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     parser.set_defaults(handler=main)
+
+
+def policy_inputs(args) -> tuple[policy.Baseline | None, acknowledgements.Acknowledgements | None]:
+    """The baseline and acknowledgements, read before anything runs (an unreadable one is a usage error)."""
+    if args.acknowledged and not args.baseline:
+        raise UsageError("--acknowledged names policy changes against a --baseline: pass both")
+    if args.acknowledged and not Path(args.acknowledged).is_file():
+        raise UsageError(f"{args.acknowledged}: no such file")
+    try:
+        baseline = policy.load_baseline(args.baseline) if args.baseline else None
+    except policy.BaselineError as error:
+        raise UsageError(str(error)) from None
+    return baseline, acknowledgements.load(Path(args.acknowledged)) if args.acknowledged else None
 
 
 def main(args) -> int:
@@ -28,9 +47,11 @@ def main(args) -> int:
     usage or config error found before anything ran."""
     project = load_project(args.config)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    baseline, acknowledged = policy_inputs(args)
     corpus, problems = load(args, project)
     gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
-                    budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr)
+                    budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr,
+                    baseline=baseline, acknowledged=acknowledged)
     print(summary.summary_table(gate.run))
     document = build.json_result(gate.run, gate.tested, corpus.files, problems)
     document["ok"] = gate.ok

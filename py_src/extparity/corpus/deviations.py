@@ -1,19 +1,22 @@
 """Known deviations: data, never code (wptrunner's expectation files).
 
 Each entry names a case, the engines that deviate on it, a reason and an http(s) link. The
-judge turns a failing cell they cover into "known"; a covered cell that passes is stale. The
-same file format acknowledges new calls in ``extparity compare --fail-on-new-calls``.
+judge turns a failing cell they cover into "known"; a covered cell that passes is stale. An
+entry may also pin the deviating verdicts (``verdicts``: engine -> SHA-256 of its verdict text);
+the release gate requires them, so a deviating case whose bytes change fails instead of staying
+"known". The same file format acknowledges new calls in ``extparity compare --fail-on-new-calls``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 LINK = re.compile(r"https?://\S+\Z")
+SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,7 @@ class Deviation:
     engines: tuple[str, ...]
     reason: str
     link: str
+    verdicts: dict[str, str] = field(default_factory=dict)  # engine -> SHA-256 of its deviating verdict
 
 
 def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str] | None,
@@ -53,6 +57,22 @@ def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str
             problems.append(f"{where}: no case {entry['case']!r} in the corpus")
         elif entry["case"] in deviations:
             problems.append(f"{where}: a second entry for {entry['case']!r}; list every engine in one entry")
+        elif (problem := _verdicts_problem(entry)) is not None:
+            problems.append(f"{where}: {problem}")
         elif not selected or selected & set(entry["engines"]):
-            deviations[entry["case"]] = Deviation(entry["case"], tuple(entry["engines"]), entry["reason"], entry["link"])
+            deviations[entry["case"]] = Deviation(entry["case"], tuple(entry["engines"]), entry["reason"], entry["link"],
+                                                  dict(entry.get("verdicts", {})))
     return deviations, problems
+
+
+def _verdicts_problem(entry: dict) -> str | None:
+    """``verdicts``, when present, maps engines of the entry to SHA-256 hex digests."""
+    pinned = entry.get("verdicts", {})
+    if not isinstance(pinned, dict):
+        return "verdicts must map engines to SHA-256 hex digests"
+    for engine, digest in pinned.items():
+        if engine not in entry["engines"]:
+            return f"verdicts names {engine}, which is not one of the entry's engines"
+        if not (isinstance(digest, str) and SHA256.match(digest)):
+            return f"verdicts.{engine} must be a SHA-256 hex digest (64 lowercase hex digits)"
+    return None

@@ -67,17 +67,6 @@ def contents(data: bytes) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist()}
 
 
-def differences(data: bytes, tree: Path) -> list[str]:
-    """How an artifact's files differ from the tree it claims to pack (empty: exactly its files)."""
-    packed = contents(data)
-    on_disk = {p.relative_to(tree).as_posix(): p for p in Path(tree).rglob("*") if p.is_file()}
-    problems = [f"{name}: in the artifact, not in the tree" for name in sorted(set(packed) - set(on_disk))]
-    problems += [f"{name}: in the tree, not in the artifact" for name in sorted(set(on_disk) - set(packed))]
-    problems += [f"{name}: differs from the tree" for name in sorted(set(packed) & set(on_disk))
-                 if packed[name] != on_disk[name].read_bytes()]
-    return problems
-
-
 def unpack(data: bytes, folder: Path) -> Path:
     """Extract an artifact into an empty ``folder`` (so the bytes that run are the artifact's)."""
     folder.mkdir(parents=True, exist_ok=False)
@@ -90,16 +79,16 @@ def unpack(data: bytes, folder: Path) -> Path:
     return folder
 
 
-def build(tree_name: str, tree: Path, path: Path) -> tuple[Artifact, list[str]]:
-    """Pack ``tree`` into ``path`` and read it back; an existing file with other bytes is kept
-    and reported, never overwritten."""
+def build(tree_name: str, tree: Path, path: Path, *, write: bool = True) -> tuple[Artifact, list[str]]:
+    """Pack ``tree`` into ``path``; an existing file with other bytes is kept and reported, never
+    overwritten (``shipped_files.entry_problems`` then compares what shipped with the tree).
+    ``write=False`` packs in memory only: a tree whose files are refused must not reach dist/."""
     data = pack(tree)
     problems = []
-    if path.exists() and path.read_bytes() != data:
+    if write and path.exists() and path.read_bytes() != data:
         problems.append(f"{path.name}: an artifact of this name already exists with other bytes "
                         f"(sha256 {sha256_hex(path.read_bytes())[:12]} on disk, {sha256_hex(data)[:12]} built "
                         f"from {tree_name}); a release must not change under one version: bump it or remove the file")
-    else:
+    elif write:
         write_atomic_bytes(path, data)
-        problems += [f"{path.name}: {p}" for p in differences(path.read_bytes(), tree)]
     return Artifact(tree_name, path, data, sha256_hex(data), len(contents(data))), problems

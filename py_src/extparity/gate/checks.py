@@ -43,6 +43,8 @@ from ..subject import release, tree_checks
 from ..subject.linker import LinkError
 from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
+from . import pinned_deviations, policy, shipped_files
+from .acknowledgements import Acknowledgements
 
 UNPACKED = ".unpacked"  # inside dist/: the artifacts as the engines load them, removed afterwards
 
@@ -76,6 +78,7 @@ class GateResult:
     tested: Project  # the project as the engines saw it: trees are the unpacked artifacts
     artifacts: list[packing.Artifact]
     lint: dict[str, LintResult]
+    policy: dict  # what this run applied (``policy.record``): the next release's baseline
 
     @property
     def ok(self) -> bool:
@@ -89,6 +92,7 @@ class GateResult:
             "artifacts": {a.tree: {"path": self.tested.relative(a.path), "sha256": a.sha256, "files": a.files}
                           for a in self.artifacts},
             "web_ext": {tree: lint.messages for tree, lint in sorted(self.lint.items())},
+            "policy": self.policy,
         }
 
 
@@ -104,10 +108,13 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
 
 def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, case_timeout_s: float = 10.0,
              budget_s: float = 600.0, jobs: int | None = None, controller: Controller | None = None,
-             log: Callable[[str], None] = lambda line: None) -> GateResult:
+             log: Callable[[str], None] = lambda line: None, baseline: policy.Baseline | None = None,
+             acknowledged: Acknowledgements | None = None) -> GateResult:
     browsers = browsers_by_tree(project)
+    applied = policy.record(project, corpus)
     checks = [corpus_check(project, corpus), trees_check(project), manifests_check(project, browsers),
-              release_check(project)]
+              release_check(project),
+              check("policy", *policy.judge(applied, [case.id for case in corpus.cases], baseline, acknowledged))]
     unpacked_root = project.gate.dist / UNPACKED
     shutil.rmtree(unpacked_root, ignore_errors=True)
     try:
@@ -131,7 +138,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
                    parity_check(result), deviations_check(tested, result, allow_stale)]
     finally:
         shutil.rmtree(unpacked_root, ignore_errors=True)
-    return GateResult(checks, result, tested, built, linted)
+    return GateResult(checks, result, tested, built, linted, applied)
 
 
 def corpus_check(project: Project, corpus: Corpus) -> Check:
@@ -198,14 +205,21 @@ def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_ro
         version = (manifest or {}).get("version")
         suffix = ".xpi" if "firefox" in browsers[name] else ".zip"
         path = project.gate.dist / packing.artifact_name(base, version if isinstance(version, str) else None, name, suffix)
+        refused = shipped_files.tree_problems(name, tree)
         try:
-            artifact, found = packing.build(name, tree, path)
+            artifact, found = packing.build(name, tree, path, write=not refused)
             unpacked[name] = packing.unpack(artifact.data, unpacked_root / name)
         except (OSError, ValueError) as exc:
             problems.append(f"{name}: cannot build {path.name}: {exc}")
             continue
+        problems += refused + found
+        if refused:
+            problems.append(f"{name}: not packed into {project.relative(project.gate.dist)}/: its files are refused above")
+            continue
         built.append(artifact)
-        problems += found
+        problems += shipped_files.entry_problems(path.name, artifact.data if found else path.read_bytes(), tree,
+                                                 unpacked[name])
+    problems += shipped_files.stray_files(project.gate.dist, [a.path for a in built], unpacked_root)
     return built, problems, unpacked
 
 
@@ -298,6 +312,7 @@ def parity_check(result: RunResult) -> Check:
 def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> Check:
     where = tested.relative(tested.known_deviations) if tested.known_deviations else None
     problems = list(result.deviation_problems)  # each names the file and the entry
+    problems += pinned_deviations.pinned_verdict_problems(tested, result)
     stale = [(r.case.id, [name for name, cell in r.cells.items() if cell == Outcome.STALE])
              for r in result.results if Outcome.STALE in r.cells.values()]
     if not allow_stale:
@@ -306,7 +321,7 @@ def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> C
     known_cases = sum(Outcome.KNOWN in r.cells.values() for r in result.results)
     known_cells = sum(cell == Outcome.KNOWN for r in result.results for cell in r.cells.values())
     line = f"{known_cases} cases ({known_cells} cells) are known deviations" + (
-        f" in {where}, each with a reason and a link" if where else " (no known_deviations file configured)")
+        f" in {where}, each with a reason, a link and the hash of its deviating verdicts" if where else " (no known_deviations file configured)")
     if stale:
         line += f"; {len(stale)} stale entries allowed by --allow-stale ({', '.join(case for case, _ in stale)})"
     return check("known deviations", problems, line)

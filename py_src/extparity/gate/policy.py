@@ -1,0 +1,224 @@
+"""The gate's policy, recorded in its JSON and compared with the last release's.
+
+Why: everything that decides what the gate checks lives in the change it gates: the engines
+in the config, the corpus lines, the known deviations, the adapters that call the subject, the
+minimum case counts and every exception of ``[tool.extparity.gate]``. A change that deletes
+the Firefox engine, the corpus lines that catch its bug, or adds a deviation that covers it,
+passes a gate that reads only the change. So the gate writes its policy into its result
+(``gate.policy``), and ``--baseline PREVIOUS.json`` (the last release's result, kept by CI)
+fails on every change that weakens it, unless an acknowledgements file names that change with
+a reason and a link: one file shows a reviewer every policy change of the release.
+
+What counts as weakening, compared with the baseline:
+
+* engines: an engine removed, or its kind, tree or options changed; a tree that a browser
+  kind no longer loads; another reference engine;
+* entries: one removed, or its module, export or arguments changed;
+* cases: a case id that disappeared (added cases are fine);
+* known deviations: one added, or changed in any field (its pinned verdicts included);
+* adapters (entry and message adapters): bytes changed, added or removed;
+* ``minimum_cases``: an entry's minimum lowered;
+* every other key of ``[tool.extparity.gate]`` is an exception or a setting: an item added to
+  a list (``glue``, ``manifest_keys``, ``web_ext.allow``, and any exception list a later
+  version adds, with no change here), or a setting changed or removed (``dist``,
+  ``web_ext.command``...). Removing an item from a list makes the gate stricter and is fine.
+
+Each change is one line that pins what it changed to (hashes where the change is bytes), and
+an acknowledgement quotes that line exactly, so it cannot cover a later, different change.
+
+Without a baseline, one rule still holds: every tree is loaded by a browser engine (a tree
+no browser ran is not gated).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..corpus.cases import Corpus
+from ..corpus.deviations import load_deviations
+from ..project.config import Project
+from ..project.kinds import KINDS, kind_of
+from ..project.hashing import sha256_hex
+from ..results import read
+from ..run.parity import adapter_hashes
+from .acknowledgements import Acknowledgements
+
+# [tool.extparity.gate] keys compared on their own terms; every other key is an exception or setting
+OWN_TERMS = ("minimum_cases", "messages")
+
+
+def record(project: Project, corpus: Corpus) -> dict:
+    """The policy this gate run applied, as data (deterministic; paths relative to the project)."""
+    deviations, _ = load_deviations(project.known_deviations, project.engines, None)
+    return {
+        "engines": {name: {"kind": spec.kind, "tree": spec.tree, "options": spec.options}
+                    for name, spec in project.engines.items()},
+        "trees": {tree: sorted({kind_of(s.kind).extension for s in project.engines.values()
+                                if s.tree == tree and kind_of(s.kind).loads_extension}) for tree in project.trees},
+        "reference": project.reference,
+        "entries": {name: {"module": entry.module, "export": entry.export, "args": list(entry.args)}
+                    for name, entry in project.entries.items()},
+        "cases": {"count": len(corpus.cases), "sha256": case_ids_hash([case.id for case in corpus.cases])},
+        "known_deviations": {case: {"engines": list(d.engines), "reason": d.reason, "link": d.link,
+                                    "verdicts": dict(sorted(d.verdicts.items()))}
+                             for case, d in sorted(deviations.items())},
+        "adapters": adapter_hashes(project),
+        "minimum_cases": {entry: project.gate.minimum_cases.get(entry, 1) for entry in project.entries},
+        "settings": settings(project),
+    }
+
+
+def case_ids_hash(ids: list[str]) -> str:
+    return sha256_hex("\n".join(sorted(ids)).encode("utf-8"))
+
+
+def settings(project: Project) -> dict[str, Any]:
+    """Every other leaf of ``[tool.extparity.gate]``, read from the file itself so that a key a
+    later version adds is covered without a change here: a list (its items sorted) or a value."""
+    table = tomllib.loads(project.path.read_text(encoding="utf-8"))["tool"]["extparity"].get("gate", {})
+    found: dict[str, Any] = {}
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, dict):
+            for key in sorted(value):
+                walk(value[key], f"{where}.{key}" if where else key)
+        elif isinstance(value, list):
+            found[where] = sorted(value, key=_canonical)
+        else:
+            found[where] = value
+
+    walk({"glue": [], **{key: value for key, value in table.items() if key not in OWN_TERMS}}, "")
+    return found
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else _canonical(value)
+
+
+def _short_hash(value: Any) -> str:
+    return sha256_hex(_canonical(value).encode("utf-8"))[:12]
+
+
+def unbrowsed_trees(policy: dict) -> list[str]:
+    return [f"tree {tree}: no browser engine loads it, so what ships from it is not gated (configure a "
+            f"{' or '.join(sorted(k.extension for k in KINDS.values() if k.loads_extension))} engine with "
+            f"tree = \"{tree}\")"
+            for tree, kinds in policy["trees"].items() if not kinds]
+
+
+def changes(old: dict, new: dict, old_case_ids: list[str], new_case_ids: list[str]) -> list[str]:
+    """Every weakening of ``new`` against ``old`` (both ``record()``s), one line each."""
+    lines: list[str] = []
+    for name, spec in old["engines"].items():
+        now = new["engines"].get(name)
+        if now is None:
+            lines.append(f"engine {name}: removed (kind {spec['kind']}, tree {spec['tree']})")
+            continue
+        for key in ("kind", "tree"):
+            if now[key] != spec[key]:
+                lines.append(f"engine {name}: {key} {spec[key]} -> {now[key]}")
+        if now["options"] != spec["options"]:
+            lines.append(f"engine {name}: options {_canonical(spec['options'])} -> {_canonical(now['options'])}")
+    for tree, kinds in old["trees"].items():
+        for kind in kinds:
+            if kind not in new["trees"].get(tree, []):
+                lines.append(f"tree {tree}: no {kind} engine loads it any more")
+    if new["reference"] != old["reference"]:
+        lines.append(f"reference: {old['reference']} -> {new['reference']}")
+    for name, entry in old["entries"].items():
+        now = new["entries"].get(name)
+        if now is None:
+            lines.append(f"entry {name}: removed")
+        elif now != entry:
+            lines.append(f"entry {name}: {_canonical(entry)} -> {_canonical(now)}")
+    kept = set(new_case_ids)
+    lines += [f"case {case}: removed from the corpus" for case in sorted(set(old_case_ids) - kept)]
+    for case, entry in new["known_deviations"].items():
+        before = old["known_deviations"].get(case)
+        if before is None:
+            lines.append(f"known deviation {case}: added for {', '.join(entry['engines'])} "
+                         f"(entry sha256 {_short_hash(entry)})")
+        elif before != entry:
+            fields = [key for key in sorted(set(before) | set(entry)) if before.get(key) != entry.get(key)]
+            lines.append(f"known deviation {case}: {', '.join(fields)} changed "
+                         f"(entry sha256 {_short_hash(before)} -> {_short_hash(entry)})")
+    for name in sorted(set(old["adapters"]) | set(new["adapters"])):
+        before, now = old["adapters"].get(name), new["adapters"].get(name)
+        if before is None:
+            lines.append(f"adapter {name}: added ({now['path']}, sha256 {now['sha256'][:12]})")
+        elif now is None:
+            lines.append(f"adapter {name}: removed (was {before['path']})")
+        elif now != before:
+            lines.append(f"adapter {name}: {before['path']} (sha256 {before['sha256'][:12]}) -> "
+                         f"{now['path']} (sha256 {now['sha256'][:12]})")
+    for entry, minimum in old["minimum_cases"].items():
+        if entry in new["minimum_cases"] and new["minimum_cases"][entry] < minimum:
+            lines.append(f"minimum_cases.{entry}: lowered from {minimum} to {new['minimum_cases'][entry]}")
+    for key in sorted(set(old["settings"]) | set(new["settings"])):
+        before, now = old["settings"].get(key), new["settings"].get(key)
+        where = f"[tool.extparity.gate].{key}"
+        if isinstance(now, list):  # an exception list: what it adds weakens the gate
+            known = {_canonical(item) for item in before} if isinstance(before, list) else set()
+            lines += [f"{where}: added {_shown(item)}" for item in now if _canonical(item) not in known]
+        elif before is None and now is not None:
+            lines.append(f"{where}: set to {_shown(now)}")
+        elif before is not None and not isinstance(before, list) and now != before:
+            lines.append(f"{where}: {_shown(before)} -> {'removed' if now is None else _shown(now)}")
+    return lines
+
+
+class BaselineError(Exception):
+    """A --baseline file that is not a gate result with a recorded policy; names the file."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    name: str
+    policy: dict
+    case_ids: list[str]
+    ok: bool
+
+
+def load_baseline(path: Path | str) -> Baseline:
+    try:
+        document = read.load(path)
+    except read.ResultError as error:
+        raise BaselineError(str(error)) from None
+    policy = document.get("gate", {}).get("policy") if isinstance(document.get("gate"), dict) else None
+    keys = ("engines", "trees", "reference", "entries", "cases", "known_deviations", "adapters", "minimum_cases",
+            "settings")
+    if not (isinstance(policy, dict) and all(key in policy for key in keys)):
+        raise BaselineError(f"{path}: records no gate policy (gate.policy): it must be the --json of "
+                            f"`extparity gate` from the last release")
+    return Baseline(Path(path).name, policy, [case["id"] for case in document["cases"]], document.get("ok") is True)
+
+
+def judge(now: dict, case_ids: list[str], baseline: Baseline | None,
+          acknowledged: Acknowledgements | None) -> tuple[list[str], str]:
+    """The policy check's problems and its passing line."""
+    problems = unbrowsed_trees(now)
+    browsed = ", ".join(f"{tree} by {' and '.join(kinds)}" for tree, kinds in now["trees"].items() if kinds)
+    if baseline is None:
+        return problems, f"every tree is loaded by a browser ({browsed}); no --baseline: policy recorded, not compared"
+    if not baseline.ok:
+        problems.append(f"baseline {baseline.name}: its gate did not pass, so it is no release to compare with")
+    if case_ids_hash(baseline.case_ids) != baseline.policy["cases"]["sha256"]:
+        problems.append(f"baseline {baseline.name}: its cases are not the ones its policy records (edited?)")
+    found = changes(baseline.policy, now, baseline.case_ids, case_ids)
+    acknowledged = acknowledged or Acknowledgements("")
+    problems += [f"acknowledgements: {p}" for p in acknowledged.problems]
+    problems += [f"not acknowledged: {line}" for line in found if line not in acknowledged.changes]
+    problems += [f"{acknowledged.name}[{index}]: acknowledges {line!r}, which is no policy change against "
+                 f"{baseline.name}: remove the entry" for line, index in acknowledged.changes.items() if line not in found]
+    accepted = sum(line in acknowledged.changes for line in found)
+    return problems, (f"every tree is loaded by a browser ({browsed}); against {baseline.name}: "
+                      + (f"{accepted} policy changes, each acknowledged in {acknowledged.name}" if found
+                         else "no policy change"))
