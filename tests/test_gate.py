@@ -37,8 +37,8 @@ PARSER = "src/agent/tool-call-parser.js"
 ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rejected("bad-name");\n'
                   '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
 SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
-CHECKS = ["corpus", "trees", "manifests", "release", "artifacts", "web-ext lint", "entry points", "background",
-          "parity", "known deviations"]
+CHECKS = ["corpus", "trees", "manifests", "release", "policy", "artifacts", "web-ext lint", "entry points",
+          "background", "parity", "known deviations"]
 LINK = "https://example.org/extparity/gate-test"
 
 PARSE_INPUTS = {
@@ -63,8 +63,12 @@ def repair_case(case_id: str) -> dict:
             "expect": json.loads(repair_arguments_canonical(REPAIR_INPUTS[case_id]))}
 
 
-def deviation(case: str, *engines: str) -> dict:
-    return {"case": case, "engines": list(engines), "reason": "written by test_gate", "link": LINK}
+def deviation(case: str, *engines: str, verdict: str | None = None) -> dict:
+    """A known-deviation entry; with ``verdict``, pinned to that deviating verdict in every engine."""
+    entry = {"case": case, "engines": list(engines), "reason": "written by test_gate", "link": LINK}
+    if verdict is not None:
+        entry["verdicts"] = {engine: hashlib.sha256(verdict.encode()).hexdigest() for engine in engines}
+    return entry
 
 
 class Copy:
@@ -89,7 +93,13 @@ class Copy:
             table["gate"]["minimum_cases"] = gate_changes.get("minimum_cases", {"parse": 1, "repair": 1})
             table["known_deviations"] = "known-deviations.json"
             (root / "known-deviations.json").write_text(json.dumps(deviations or []))
+        self.table = table
         self.config = str(write_pyproject(root / "pyproject.toml", table))
+
+    def reconfigure(self, change) -> None:
+        """Change the copy's [tool.extparity] table (``change(table)``) and write it again."""
+        change(self.table)
+        write_pyproject(self.root / "pyproject.toml", self.table)
 
     def write_corpus(self, kind: str) -> None:
         corpus = self.root / "corpus"
@@ -155,7 +165,7 @@ def test_the_gate_passes_on_the_bundled_extension_and_counts_its_known_deviation
                    ["tool"]["extparity"]["engines"]).gate()
     assert outcome.code == 0, outcome.out + outcome.err
     assert list(outcome.lines) == CHECKS and outcome.failing() == set()
-    assert outcome.out.strip().endswith("gate PASSED: all 10 checks")
+    assert outcome.out.strip().endswith("gate PASSED: all 11 checks")
     parity = outcome.reason("parity")
     known = json.loads((ROOT / "fixtures/known-deviations.json").read_text())
     cells = sum(len(entry["engines"]) for entry in known)
@@ -168,6 +178,12 @@ def test_the_gate_passes_on_the_bundled_extension_and_counts_its_known_deviation
 
 # ------------------------------------------------------------------ determinism, and a known deviation
 
+def without_allowlist(case_id: str) -> str:
+    """The verdict of a parser that skips the allowlist: every call named in the case is accepted."""
+    text, _ = PARSE_INPUTS[case_id]
+    return parse_tool_calls_canonical(text, ["run_script", "click"])
+
+
 SW_ONLY = ALLOWLIST_RULE.replace("if (!allowed.has(name))",
                                  'if (!allowed.has(name) && typeof ServiceWorkerGlobalScope === "undefined")')
 
@@ -176,7 +192,8 @@ SW_ONLY = ALLOWLIST_RULE.replace("if (!allowed.has(name))",
 def twice(tmp_path_factory):
     """A copy whose parser skips the allowlist only inside Chromium's service worker, with that
     divergence declared as a known deviation: gated twice."""
-    copy = Copy(tmp_path_factory.mktemp("twice"), deviations=[deviation("parse-not-allowed", "chromium-background")])
+    copy = Copy(tmp_path_factory.mktemp("twice"), minimum_cases={"parse": 4, "repair": 2},
+                deviations=[deviation("parse-not-allowed", "chromium-background", verdict=without_allowlist("parse-not-allowed"))])
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     first = copy.gate(report="first.json")
     first_dist = copy.dist()
@@ -324,7 +341,9 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
 def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tmp_path):
     outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"entry points", "background"}
+    assert outcome.failing() == {"policy", "entry points", "background"}
+    assert outcome.reason("policy") == ('tree chrome: no browser engine loads it, so what ships from it is not gated '
+                                        '(configure a chromium or firefox engine with tree = "chrome") (and 1 more)')
     assert outcome.reason("entry points") == ("no engine goes through the extension's background: configure browser "
                                               "engines and [tool.extparity.gate].messages")
     assert outcome.reason("background").startswith("no browser reported the scripts its background loaded")
@@ -390,3 +409,311 @@ def test_a_web_ext_that_is_not_installed_fails_instead_of_skipping(tmp_path):
 
     result = Lint(str(tmp_path / "no-web-ext"), tmp_path, ()).result()
     assert not result.ok and result.line.startswith(f"web-ext not found ({tmp_path / 'no-web-ext'})")
+
+
+# ------------------------------------------------------------------ honest artifacts: what ships is what the tree says
+
+def laxer_parser(copy: Copy) -> str:
+    return (copy.tree("chrome") / PARSER).read_text().replace(ALLOWLIST_RULE, ALLOWLIST_RULE.splitlines(True)[0])
+
+
+def plant_case_twin(copy: Copy) -> None:
+    copy.write("src/agent/Tool-call-parser.js", laxer_parser(copy))
+
+
+def plant_normalisation_twin(copy: Copy) -> None:
+    copy.write("src/agent/caf\u00e9.js", "export const allowlist = 'kept';\n")  # composed é
+    copy.write("src/agent/cafe\u0301.js", "export const allowlist = 'skipped';\n")  # e and a combining accent
+
+
+def plant_symlink(copy: Copy) -> None:
+    (copy.root / "outside.js").write_text(laxer_parser(copy))
+    for tree in ("chrome", "firefox"):
+        (copy.tree(tree) / "src/agent/shared.js").symlink_to(copy.root / "outside.js")
+
+
+def plant_hidden_file(copy: Copy) -> None:
+    copy.write(".env", "OPENAI_API_KEY=sk-written-by-test-gate\n")
+
+
+def plant_stray_zip(copy: Copy) -> None:
+    files = artifacts.contents(artifacts.pack(copy.tree("chrome")))
+    files[PARSER] = laxer_parser(copy).encode()
+    (copy.root / "dist").mkdir()
+    with zipfile.ZipFile(copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome-hotfix.zip", "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+
+
+def unpack_with_a_drifted_byte(monkeypatch) -> None:
+    """A fault in the step between the artifact and the engines: the unpacked copy they run on
+    is not the artifact's bytes (inspector.css gains a space)."""
+    unpack = artifacts.unpack
+
+    def drifting(data, folder):
+        unpacked = unpack(data, folder)
+        css = unpacked / "inspector.css"
+        css.write_bytes(css.read_bytes().replace(b"{", b"{ ", 1))
+        return unpacked
+
+    monkeypatch.setattr(artifacts, "unpack", drifting)
+
+
+def artifacts_check(copy: Copy):
+    """The gate's artifacts check on a copy, without the engines: the same build and comparison."""
+    from extparity.gate import checks
+    from extparity.project.config import load_project
+
+    project = load_project(copy.config)
+    working = project.gate.dist / checks.UNPACKED
+    try:
+        built, problems, _ = checks.build_artifacts(project, checks.browsers_by_tree(project), working)
+    finally:
+        shutil.rmtree(working, ignore_errors=True)
+    return checks.artifacts_check(project, built, problems)
+
+
+DISK = "on a case-insensitive or normalising disk (macOS, Windows) they are one file, and the one unpacked last wins"
+
+
+@pytest.mark.parametrize(("plant", "line"), [
+    (plant_case_twin, f"chrome: src/agent/Tool-call-parser.js and src/agent/tool-call-parser.js differ only by case: "
+                      f"{DISK} (and 3 more)"),
+    (plant_normalisation_twin, f"chrome: src/agent/cafe\\u0301.js and src/agent/caf\\xe9.js differ only by Unicode "
+                               f"normalisation (NFC): {DISK} (and 3 more)"),
+    (plant_symlink, re.compile(r"chrome/src/agent/shared\.js: a symlink \(to /.*/outside\.js\): a shipped file must "
+                               r"be a file of the tree, not a link to one \(and 3 more\)")),
+    (plant_hidden_file, "chrome/.env: a hidden file would ship in the artifact: remove it from the tree (and 3 more)"),
+    (plant_stray_zip, f"dist/tool-call-inspector-{VERSION}-chrome-hotfix.zip: not built by this gate run, yet dist/ "
+                      f"is what a release uploads: remove it"),
+    (unpack_with_a_drifted_byte, f"tool-call-inspector-{VERSION}-chrome.zip: inspector.css: the unpacked copy the "
+                                 f"engines ran on does not hold the artifact's bytes (and 1 more)"),
+])
+def test_an_artifact_that_would_not_ship_what_its_tree_says_fails_the_artifacts_check(tmp_path, monkeypatch, plant, line):
+    copy = Copy(tmp_path)
+    assert artifacts_check(copy).ok  # the unbroken copy passes
+    shutil.rmtree(tmp_path / "dist")
+    plant(monkeypatch) if plant is unpack_with_a_drifted_byte else plant(copy)
+    found = artifacts_check(copy)
+    assert not found.ok
+    assert (line.fullmatch(found.line) if isinstance(line, re.Pattern) else found.line == line), found.line
+    if plant is not plant_stray_zip and plant is not unpack_with_a_drifted_byte:  # a refused tree never reaches dist/
+        assert not (tmp_path / "dist").exists() or not any((tmp_path / "dist").iterdir())
+
+
+def test_a_case_twin_and_a_drifted_zip_in_dist_fail_the_gate_on_the_artifacts_check_alone(tmp_path):
+    copy = Copy(tmp_path)
+    plant_case_twin(copy)
+    plant_stray_zip(copy)
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"artifacts"}
+    assert outcome.reason("artifacts") == (f"chrome: src/agent/Tool-call-parser.js and src/agent/tool-call-parser.js "
+                                           f"differ only by case: {DISK} (and 4 more)")
+    problems = outcome.json["gate"]["checks"][CHECKS.index("artifacts")]["problems"]
+    assert problems[-1] == (f"dist/tool-call-inspector-{VERSION}-chrome-hotfix.zip: not built by this gate run, "
+                            f"yet dist/ is what a release uploads: remove it")
+    assert sorted(copy.dist()) == [f"tool-call-inspector-{VERSION}-chrome-hotfix.zip"]  # nothing refused was packed
+
+
+# ------------------------------------------------------------------ policy from outside the change
+
+def released_copy(root: Path, **changes) -> Copy:
+    """A copy configured as the `twice` release was (its first.json is the baseline)."""
+    return Copy(root, minimum_cases=changes.pop("minimum_cases", {"parse": 4, "repair": 2}),
+                deviations=changes.pop("deviations", [deviation("parse-not-allowed", "chromium-background",
+                                                                verdict=without_allowlist("parse-not-allowed"))]),
+                **changes)
+
+
+@pytest.fixture(scope="module")
+def release(twice):
+    """The last release's gate result, as CI keeps it."""
+    copy, first, _, _ = twice
+    assert first.code == 0 and first.json["gate"]["policy"]["cases"]["count"] == CASES
+    return copy.root / "first.json"
+
+
+def policy_check(copy: Copy, baseline: Path, acknowledged: list | str | None = None):
+    """The gate's policy check on a copy against ``baseline``, without the engines."""
+    from extparity.corpus.cases import load_corpus
+    from extparity.gate import acknowledgements, checks, policy
+    from extparity.project.config import load_project
+
+    project = load_project(copy.config)
+    corpus = load_corpus(list(project.corpus), project.entries, base=project.root)
+    acks = None
+    if acknowledged is not None:
+        path = copy.root / "acks.json"
+        path.write_text(acknowledged if isinstance(acknowledged, str) else json.dumps(acknowledged))
+        acks = acknowledgements.load(path)
+    return checks.check("policy", *policy.judge(policy.record(project, corpus), [c.id for c in corpus.cases],
+                                               policy.load_baseline(baseline), acks))
+
+
+def drop_engine(name):
+    return lambda copy: copy.reconfigure(lambda table: table["engines"].pop(name))
+
+
+def change_kind(copy):
+    copy.reconfigure(lambda table: table["engines"]["quickjs-chrome"].update(kind="v8"))
+
+
+def delete_case_line(copy):
+    path = copy.root / "corpus/parse/basic.jsonl"
+    path.write_text("".join(line for line in path.read_text().splitlines(True) if '"parse-narration"' not in line))
+
+
+def edit_deviations(change):
+    return lambda copy: copy.edit_json(copy.root / "known-deviations.json", change)
+
+
+def change_adapter(copy):
+    path = copy.root / "gate/messages/parse.js"
+    path.write_text(path.read_text() + "// reformatted\n")
+
+
+def gate_setting(key, value):
+    return lambda copy: copy.reconfigure(lambda table: table["gate"].update({key: value}))
+
+
+def web_ext_setting(**values):
+    return lambda copy: copy.reconfigure(lambda table: table["gate"]["web_ext"].update(values))
+
+
+ENTRY_SHA = r"\(entry sha256 [0-9a-f]{12}(?: -> [0-9a-f]{12})?\)"
+
+
+@pytest.mark.parametrize(("breakage", "line"), [
+    (drop_engine("firefox"), 'tree firefox: no browser engine loads it, so what ships from it is not gated '
+                             '(configure a chromium or firefox engine with tree = "firefox") (and 3 more)'),
+    (drop_engine("quickjs-chrome"), "not acknowledged: engine quickjs-chrome: removed (kind quickjs, tree chrome)"),
+    (change_kind, "not acknowledged: engine quickjs-chrome: kind quickjs -> v8"),
+    (delete_case_line, "not acknowledged: case parse-narration: removed from the corpus"),
+    (edit_deviations(lambda entries: entries[0].update(reason="another reason")),
+     re.compile(rf"not acknowledged: known deviation parse-not-allowed: reason changed {ENTRY_SHA}")),
+    (edit_deviations(lambda entries: entries.append(deviation("parse-tagged", "firefox", verdict="{}"))),
+     re.compile(rf"not acknowledged: known deviation parse-tagged: added for firefox {ENTRY_SHA}")),
+    (change_adapter, re.compile(r"not acknowledged: adapter message:parse: gate/messages/parse\.js \(sha256 "
+                                r"([0-9a-f]{12})\) -> gate/messages/parse\.js \(sha256 (?!\1)[0-9a-f]{12}\)")),
+    (gate_setting("minimum_cases", {"parse": 1, "repair": 2}), "not acknowledged: minimum_cases.parse: lowered from 4 to 1"),
+    (gate_setting("glue", ["inspector.html"]), "not acknowledged: [tool.extparity.gate].glue: added inspector.html"),
+    (gate_setting("manifest_keys", ["background", "browser_specific_settings", "permissions"]),
+     "not acknowledged: [tool.extparity.gate].manifest_keys: added permissions"),
+    (web_ext_setting(allow=["MISSING_DATA_COLLECTION_PERMISSIONS", "UNSAFE_VAR_ASSIGNMENT"]),
+     "not acknowledged: [tool.extparity.gate].web_ext.allow: added UNSAFE_VAR_ASSIGNMENT"),
+    (web_ext_setting(command="/bin/true"),
+     re.compile(r"not acknowledged: \[tool\.extparity\.gate\]\.web_ext\.command: /.*/web-ext -> /bin/true")),
+])
+def test_a_policy_change_against_the_last_release_fails_the_policy_check(tmp_path, release, breakage, line):
+    copy = released_copy(tmp_path)
+    unchanged = policy_check(copy, release)
+    assert unchanged.ok and unchanged.line.endswith("against first.json: no policy change"), unchanged.line
+    breakage(copy)
+    found = policy_check(copy, release)
+    assert not found.ok
+    assert (line.fullmatch(found.line) if isinstance(line, re.Pattern) else found.line == line), found.line
+
+
+def test_removing_the_firefox_engine_names_each_engine_and_the_tree_it_no_longer_gates(tmp_path, release):
+    copy = released_copy(tmp_path)
+    drop_engine("firefox")(copy)
+    assert policy_check(copy, release).problems[1:] == [
+        "not acknowledged: engine firefox: removed (kind firefox, tree firefox)",
+        "not acknowledged: engine firefox-background: removed (kind firefox, tree firefox)",
+        "not acknowledged: tree firefox: no firefox engine loads it any more"]
+
+
+GLUE_CHANGE = "[tool.extparity.gate].glue: added inspector.html"
+
+
+def acknowledgement(change: str = GLUE_CHANGE, link: str = LINK) -> dict:
+    return {"change": change, "reason": "the Chrome build names itself in the title", "link": link}
+
+
+def test_an_acknowledged_policy_change_passes_and_the_line_counts_it(tmp_path, release):
+    copy = released_copy(tmp_path, glue=["inspector.html"])
+    found = policy_check(copy, release, [acknowledgement()])
+    assert found.ok, found.line
+    assert found.line.endswith("against first.json: 1 policy changes, each acknowledged in acks.json")
+
+
+@pytest.mark.parametrize(("acknowledged", "line"), [
+    ([acknowledgement()], f"acks.json[0]: acknowledges {GLUE_CHANGE!r}, which is no policy change against "
+                          f"first.json: remove the entry"),
+    ([acknowledgement("[tool.extparity.gate].glue: added inspector.css")],
+     f"not acknowledged: {GLUE_CHANGE} (and 1 more)"),
+    ([acknowledgement(link="ticket 12")], "acknowledgements: acks.json[0]: link must be an http(s) URL, got 'ticket 12' (and 1 more)"),
+    ([{"change": GLUE_CHANGE, "reason": "no link"}],
+     "acknowledgements: acks.json[0]: needs change, reason and link (non-empty strings) (and 1 more)"),
+    ([acknowledgement(), acknowledgement()], "acknowledgements: acks.json[1]: acknowledges the same change as [0]"),
+    ("[{", re.compile(r"acknowledgements: acks\.json: not JSON: .* \(and 1 more\)")),
+])
+def test_a_stale_or_malformed_acknowledgement_fails_the_policy_check(tmp_path, release, acknowledged, line):
+    stale = acknowledged == [acknowledgement()]
+    copy = released_copy(tmp_path, **({} if stale else {"glue": ["inspector.html"]}))
+    found = policy_check(copy, release, acknowledged)
+    assert not found.ok
+    assert (line.fullmatch(found.line) if isinstance(line, re.Pattern) else found.line == line), found.line
+
+
+def test_a_baseline_whose_cases_were_edited_after_the_gate_wrote_it_fails(tmp_path, release):
+    edited = json.loads(release.read_text())
+    edited["cases"] = [case for case in edited["cases"] if case["id"] != "parse-narration"]
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    found = policy_check(released_copy(tmp_path / "copy"), tmp_path / "edited.json")
+    assert found.line == "baseline edited.json: its cases are not the ones its policy records (edited?)"
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    (["--acknowledged", "acks.json"], "--acknowledged names policy changes against a --baseline: pass both"),
+    (["--baseline", "no-such.json"], "no-such.json: cannot read it"),
+    (["--baseline", "pyproject.toml"], "pyproject.toml: not JSON"),
+    (["--baseline", "run.json"], "run.json: records no gate policy (gate.policy)"),
+])
+def test_an_unusable_baseline_or_acknowledgements_file_exits_2_before_anything_runs(tmp_path, release, extra, words):
+    copy = Copy(tmp_path)
+    run = json.loads(release.read_text())
+    del run["gate"]
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    (tmp_path / "acks.json").write_text("[]")
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        code = cli.main(["--config", copy.config, "gate", *[str(tmp_path / a) if a.endswith((".json", ".toml")) else a
+                                                             for a in extra]])
+    assert code == 2 and words in err.getvalue(), err.getvalue()
+    assert not (tmp_path / "dist").exists()
+
+
+# A deviation that used to be harmless (the service worker refused run_script as bad-name) ...
+REFUSED_AS_BAD_NAME = parse_tool_calls_canonical(*PARSE_INPUTS["parse-not-allowed"]).replace('"not-allowed"', '"bad-name"')
+
+
+def test_without_the_firefox_engine_and_with_a_deviating_verdict_that_changed_the_gate_fails_on_both(tmp_path, release):
+    # ... now executes it; the cell still reads "known", so only the pinned verdict can tell
+    copy = released_copy(tmp_path, engines=tuple(e for e in SMALL_ENGINES if e != "firefox"), glue=["inspector.html"],
+                         deviations=[deviation("parse-not-allowed", "chromium-background", verdict=REFUSED_AS_BAD_NAME)])
+    copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
+    (copy.root / "acks.json").write_text(json.dumps([acknowledgement()]))
+    outcome = copy.gate("--baseline", str(release), "--acknowledged", str(copy.root / "acks.json"))
+    assert outcome.code == 1
+    assert outcome.failing() == {"policy", "known deviations"}
+    problems = outcome.json["gate"]["checks"][[c["name"] for c in outcome.json["gate"]["checks"]].index("policy")]["problems"]
+    assert "not acknowledged: engine firefox: removed (kind firefox, tree firefox)" in problems
+    assert not any(GLUE_CHANGE in problem for problem in problems)  # acknowledged
+    now = hashlib.sha256(without_allowlist("parse-not-allowed").encode()).hexdigest()
+    recorded = hashlib.sha256(REFUSED_AS_BAD_NAME.encode()).hexdigest()
+    assert outcome.reason("known deviations") == (
+        f"parse-not-allowed [chromium-background]: the deviating verdict changed (sha256 {recorded[:12]} recorded, "
+        f"{now[:12]} now): review it, then record {now}")
+    assert outcome.json["gate"]["policy"]["engines"].keys() == {"python", "quickjs-chrome", "chromium", "chromium-background"}
+
+
+def test_an_acknowledged_policy_change_passes_the_gate_against_the_last_release(tmp_path, release):
+    copy = released_copy(tmp_path, glue=["inspector.html"])
+    copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
+    (copy.root / "acks.json").write_text(json.dumps([acknowledgement()]))
+    outcome = copy.gate("--baseline", str(release), "--acknowledged", str(copy.root / "acks.json"))
+    assert outcome.code == 0, outcome.out + outcome.err
+    assert outcome.reason("policy") == ("every tree is loaded by a browser (chrome by chromium, firefox by firefox); "
+                                        "against first.json: 1 policy changes, each acknowledged in acks.json")
