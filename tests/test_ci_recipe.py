@@ -1,7 +1,8 @@
 """docs/ci-gate.yml, the GitHub Actions recipe for the release gate, cannot run here: it is held
 to its shape instead. It must parse as YAML, install Debian's browsers and a Node.js web-ext can
-run on, set the project up the README's way, run the gate with a JSON report, and upload the
-reports and artifacts even when the gate fails. The README must link it."""
+run on, set the project up the README's way, run the gate with a JSON report against the last
+release's result, upload the reports and artifacts even when the gate fails, and attach the result
+of a tag that passed to its release. The README must link it."""
 
 from __future__ import annotations
 
@@ -50,6 +51,20 @@ def test_it_runs_the_gate_with_reports_and_uploads_them_even_on_failure():
     paths = upload["with"]["path"].split()
     assert {"out/gate.json", "dist/*.zip", "dist/*.xpi"} <= set(paths)
     assert steps().index(gate) < steps().index(upload)
+
+
+def test_the_gate_is_compared_with_the_last_releases_result_which_tags_that_pass_publish():
+    runs = [step.get("run", "") for step in steps()]
+    fetch = next(i for i, run in enumerate(runs) if "gh release download" in run)
+    assert "--pattern gate.json --dir previous" in runs[fetch]
+    gate = next(i for i, run in enumerate(runs) if "extparity gate" in run)
+    assert "--baseline previous/gate.json --acknowledged gate/acknowledged.json" in runs[gate] and fetch < gate
+    publish = next(i for i, run in enumerate(runs) if "gh release upload" in run)
+    assert "out/gate.json" in runs[publish] and gate < publish
+    assert steps()[publish]["if"] == "success() && startsWith(github.ref, 'refs/tags/v')"
+    assert workflow()["jobs"]["gate"]["permissions"] == {"contents": "write"}
+    assert "gh" in runs[next(i for i, run in enumerate(runs) if "apt-get install" in run)].split()
+    assert (ROOT / "gate" / "acknowledged.json").read_text() == "[]\n"
 
 
 def test_the_readme_links_the_recipe():
