@@ -624,6 +624,25 @@ def test_removing_the_firefox_engine_names_each_engine_and_the_tree_it_no_longer
         "not acknowledged: tree firefox: no firefox engine loads it any more"]
 
 
+def test_an_exception_list_the_comparison_has_never_heard_of_is_compared_as_every_other_one(release):
+    """Any list under [tool.extparity.gate] is an exception list (read from the file, not from a
+    list of known keys): one a later version adds, with tables for items, is covered unchanged."""
+    from extparity.gate import policy
+
+    old = json.loads(release.read_text())["gate"]["policy"]
+    exception = {"identifier": "Date", "module": "src/agent/ids.js", "reason": "call ids the adapter drops"}
+    new = json.loads(json.dumps(old))
+    new["settings"]["purity.exceptions"] = [exception]
+    ids = [case["id"] for case in json.loads(release.read_text())["cases"]]
+    assert policy.changes(old, new, ids, ids) == [
+        '[tool.extparity.gate].purity.exceptions: added {"identifier":"Date","module":"src/agent/ids.js",'
+        '"reason":"call ids the adapter drops"}']
+    old["settings"]["purity.exceptions"] = [exception]
+    assert policy.changes(old, new, ids, ids) == []
+    new["settings"]["purity.exceptions"] = []  # one exception fewer: stricter, not a change to acknowledge
+    assert policy.changes(old, new, ids, ids) == []
+
+
 GLUE_CHANGE = "[tool.extparity.gate].glue: added inspector.html"
 
 

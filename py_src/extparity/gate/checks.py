@@ -12,15 +12,20 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
 * manifests     - key by key equal but for the declared keys; each accepted by its browser;
                   every file they reach exists;
 * release       - manifests, package.json and the newest changelog entry state one version;
-* artifacts     - one deterministic zip per tree in dist/, never replaced by other bytes;
-                  the engines run on the artifacts' bytes (unpacked), not on the trees;
+* policy        - every tree is loaded by a browser; with a baseline (the last release's result),
+                  no weakening of the gate's own rules that is not acknowledged (``policy``);
+* artifacts     - one deterministic zip per tree in dist/, never replaced by other bytes, from a
+                  tree whose names every disk reads alike (``shipped_files``); the engines run on
+                  the artifacts' bytes (unpacked), each entry compared with the tree and with what
+                  ran; dist/ holds nothing else;
 * web-ext lint  - Mozilla's linter on each Firefox artifact;
 * entry points  - cases also went through the background's runtime.sendMessage in every
                   browser, and it answered every one;
 * background    - the scripts each background loads are the same in every tree, include the
                   verified modules, and are what the browser actually loaded;
 * parity        - every engine agrees and meets the corpus's expectations (as `run`);
-* known deviations - every entry valid and still deviating (stale ones fail unless allowed).
+* known deviations - every entry valid, still deviating (stale ones fail unless allowed), and
+                  deviating with the very bytes it records (``pinned_deviations``).
 """
 
 from __future__ import annotations
