@@ -192,7 +192,7 @@ SW_ONLY = ALLOWLIST_RULE.replace("if (!allowed.has(name))",
 def twice(tmp_path_factory):
     """A copy whose parser skips the allowlist only inside Chromium's service worker, with that
     divergence declared as a known deviation: gated twice."""
-    copy = Copy(tmp_path_factory.mktemp("twice"), minimum_cases={"parse": 4, "repair": 2},
+    copy = Copy(tmp_path_factory.mktemp("twice"), minimum_cases={"parse": 3, "repair": 2},
                 deviations=[deviation("parse-not-allowed", "chromium-background", verdict=without_allowlist("parse-not-allowed"))])
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     first = copy.gate(report="first.json")
@@ -520,7 +520,7 @@ def test_a_case_twin_and_a_drifted_zip_in_dist_fail_the_gate_on_the_artifacts_ch
 
 def released_copy(root: Path, **changes) -> Copy:
     """A copy configured as the `twice` release was (its first.json is the baseline)."""
-    return Copy(root, minimum_cases=changes.pop("minimum_cases", {"parse": 4, "repair": 2}),
+    return Copy(root, minimum_cases=changes.pop("minimum_cases", {"parse": 3, "repair": 2}),
                 deviations=changes.pop("deviations", [deviation("parse-not-allowed", "chromium-background",
                                                                 verdict=without_allowlist("parse-not-allowed"))]),
                 **changes)
@@ -596,7 +596,7 @@ ENTRY_SHA = r"\(entry sha256 [0-9a-f]{12}(?: -> [0-9a-f]{12})?\)"
      re.compile(rf"not acknowledged: known deviation parse-tagged: added for firefox {ENTRY_SHA}")),
     (change_adapter, re.compile(r"not acknowledged: adapter message:parse: gate/messages/parse\.js \(sha256 "
                                 r"([0-9a-f]{12})\) -> gate/messages/parse\.js \(sha256 (?!\1)[0-9a-f]{12}\)")),
-    (gate_setting("minimum_cases", {"parse": 1, "repair": 2}), "not acknowledged: minimum_cases.parse: lowered from 4 to 1"),
+    (gate_setting("minimum_cases", {"parse": 1, "repair": 2}), "not acknowledged: minimum_cases.parse: lowered from 3 to 1"),
     (gate_setting("glue", ["inspector.html"]), "not acknowledged: [tool.extparity.gate].glue: added inspector.html"),
     (gate_setting("manifest_keys", ["background", "browser_specific_settings", "permissions"]),
      "not acknowledged: [tool.extparity.gate].manifest_keys: added permissions"),
