@@ -568,6 +568,19 @@ def edit_deviations(change):
     return lambda copy: copy.edit_json(copy.root / "known-deviations.json", change)
 
 
+def add_a_covered_drift(copy):
+    """A new case on which the service worker also skips the allowlist, and a new deviation that
+    covers it (with its verdict pinned, as the gate asks)."""
+    text = '{"name":"run_shell","arguments":{"command":"id"}}'
+    verdict = json.loads(parse_tool_calls_canonical(text, ["click"]))
+    case = {"id": "parse-run-shell", "fn": "parse", "input": text, "allowed": ["click"], "tags": ["gate"],
+            "why": "gate test", "expect": {"calls": [], "rejected": [r["reason"] for r in verdict["rejected"]]}}
+    with (copy.root / "corpus/parse/basic.jsonl").open("a") as corpus:
+        corpus.write(json.dumps(case) + "\n")
+    edit_deviations(lambda entries: entries.append(deviation(
+        "parse-run-shell", "chromium-background", verdict=parse_tool_calls_canonical(text, ["run_shell"]))))(copy)
+
+
 def change_adapter(copy):
     path = copy.root / "gate/messages/parse.js"
     path.write_text(path.read_text() + "// reformatted\n")
@@ -592,8 +605,8 @@ ENTRY_SHA = r"\(entry sha256 [0-9a-f]{12}(?: -> [0-9a-f]{12})?\)"
     (delete_case_line, "not acknowledged: case parse-narration: removed from the corpus"),
     (edit_deviations(lambda entries: entries[0].update(reason="another reason")),
      re.compile(rf"not acknowledged: known deviation parse-not-allowed: reason changed {ENTRY_SHA}")),
-    (edit_deviations(lambda entries: entries.append(deviation("parse-tagged", "firefox", verdict="{}"))),
-     re.compile(rf"not acknowledged: known deviation parse-tagged: added for firefox {ENTRY_SHA}")),
+    (add_a_covered_drift, re.compile(rf"not acknowledged: known deviation parse-run-shell: added for "
+                                     rf"chromium-background {ENTRY_SHA}")),
     (change_adapter, re.compile(r"not acknowledged: adapter message:parse: gate/messages/parse\.js \(sha256 "
                                 r"([0-9a-f]{12})\) -> gate/messages/parse\.js \(sha256 (?!\1)[0-9a-f]{12}\)")),
     (gate_setting("minimum_cases", {"parse": 1, "repair": 2}), "not acknowledged: minimum_cases.parse: lowered from 3 to 1"),
