@@ -198,6 +198,8 @@ def test_what_each_manifest_reaches_and_what_each_background_loads():
         reached, problems = tree_checks.reachable_files(EXTENSION / browser, manifest)
         assert problems == []
         assert reached == ["background.js", "inspector.css", "inspector.html", "inspector.js",
-                           "src/agent/argument-repair.js", "src/agent/json-core.js", "src/agent/tool-call-parser.js"]
+                           "src/agent/argument-repair.js", "src/agent/json-core.js", "src/agent/json-fast.js",
+                           "src/agent/tool-call-parser.js"]
         assert sorted(tree_checks.background_closure(EXTENSION / browser, manifest)) == [
-            "background.js", "src/agent/argument-repair.js", "src/agent/json-core.js", "src/agent/tool-call-parser.js"]
+            "background.js", "src/agent/argument-repair.js", "src/agent/json-core.js", "src/agent/json-fast.js",
+            "src/agent/tool-call-parser.js"]

@@ -30,7 +30,7 @@ from config_files import write_pyproject
 from result_schema import check_result
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["src/agent/json-core.js", "src/agent/tool-call-parser.js", "src/agent/argument-repair.js"]
+MODULES = ["src/agent/json-core.js", "src/agent/json-fast.js", "src/agent/tool-call-parser.js", "src/agent/argument-repair.js"]
 PARSER = "src/agent/tool-call-parser.js"
 QJS = "python,quickjs-chrome,quickjs-firefox"
 

@@ -10,6 +10,7 @@ import json
 import re
 
 from . import json_core as jc
+from . import json_fast as fast
 from .json_core import JsonReject
 
 MAX_RAW_UNITS = 100_000
@@ -50,10 +51,10 @@ _VALUE_RUN = re.compile(r'[^"{}\[\],: \t\n\r]+')
 # most, so this needs the stack at most MAX_DEPTH - 2 deep. In an object a string after a comma
 # is a key, so there the key and its colon must come too. Possessive quantifiers (*+, ++):
 # nothing to give back, and no backtracking records kept for the regex engine.
-_WS = jc.JSON_WS_PATTERN
+_WS = fast.JSON_WS_PATTERN
 _STRING = r'"[^"\\]*+"'
 _SCALAR = rf'(?:[^"{{}}\[\],: \t\n\r]++|{_STRING})'
-_ITEM = jc.or_containers_of(jc.or_containers_of(_SCALAR, _STRING), _STRING)
+_ITEM = fast.or_containers_of(fast.or_containers_of(_SCALAR, _STRING), _STRING)
 _MORE_ITEMS = re.compile(rf"(?:{_WS},{_WS}{_ITEM})*+")
 _MORE_MEMBERS = re.compile(rf"(?:{_WS},{_WS}{_STRING}{_WS}:{_WS}{_ITEM})*+")
 
@@ -71,7 +72,7 @@ def after_value(u, i, stack):
 # value holds no trailing comma, no excess or mismatched closer and no open string, so stepping
 # through it would add no action and leave last as "value", unless it nests too deep, which
 # counting its brackets and braces rules out (a bracket inside a string counts too: that only
-# costs a step through). The try reads at most json_core's window, so a value that does not
+# costs a step through). The try reads at most json_fast's window, so a value that does not
 # close in it (the ones around a truncation, say) costs a bounded try and is stepped into.
 _STRUCTURE = json.JSONDecoder(strict=False)
 
@@ -79,9 +80,9 @@ _STRUCTURE = json.JSONDecoder(strict=False)
 def complete_value_end(u, i, openers):
     """Index after the complete JSON value opening at u[i], if it holds at most `openers`
     brackets and braces and closes within the window; else None."""
-    window = u[i : i + jc.WINDOW]
+    window = u[i : i + fast.WINDOW]
     try:
-        j = jc.c_scan(_STRUCTURE, window, 0)[1]
+        j = fast.c_scan(_STRUCTURE, window, 0)[1]
     except (StopIteration, ValueError, RecursionError):
         return None
     if window.count("{", 0, j) + window.count("[", 0, j) > openers:
@@ -112,7 +113,7 @@ def plan_of_json_prefix(u):
     start = jc.skip_ws(u, 0, n)
     message = None
     try:
-        end = jc.c_scan(_STRUCTURE, u, start)[1]
+        end = fast.c_scan(_STRUCTURE, u, start)[1]
     except StopIteration:  # no value starts there
         end, message = start, "Expecting value"
     except json.JSONDecodeError as error:
@@ -123,7 +124,7 @@ def plan_of_json_prefix(u):
     in_string = not complete and message.startswith("Unterminated string")
     if not complete and not in_string and (message not in _BETWEEN_TOKENS or _VALUE_UNITS.match(u, end).end() != n):
         return None
-    plain = jc.blank_escapes(u[:end])
+    plain = fast.blank_escapes(u[:end])
     stack = _open_containers(plain)
     if in_string:
         raise RepairRejected("truncated-in-string")
@@ -145,8 +146,8 @@ def plan_of_json_prefix(u):
 def _open_containers(plain):
     """The openers still open at the end of `plain` (JSON as far as it goes, escapes blanked),
     outermost first; raises too-deep where the unit-by-unit pass would."""
-    brackets = jc.brackets_outside_strings(plain)
-    if len(brackets) > jc.MAX_DEPTH and jc.nesting(plain) > jc.MAX_DEPTH:
+    brackets = fast.brackets_outside_strings(plain)
+    if len(brackets) > jc.MAX_DEPTH and fast.nesting(plain) > jc.MAX_DEPTH:
         raise RepairRejected("too-deep")
     while True:
         paired = brackets.replace(b"[]", b"").replace(b"{}", b"")

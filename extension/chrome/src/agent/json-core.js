@@ -1,10 +1,15 @@
 // Shared text and JSON machinery for the parser and the repair (SPEC.md sections 1-4).
 //
-// Twin of py_src/toolcalls/json_core.py, kept line for line so drift is easy to see. JS
+// Twin of py_src/toolcalls/json_core.py in design, function for function: the same strict
+// reader, scanner and canonical writer, so the two can be read side by side (the parser twins
+// are kept line for line; these cannot be, since each language is fast in its own way, and
+// the speed layer lives apart, in json-fast.js here and json_fast.py there). JS
 // strings already index UTF-16 code units, which is the unit SPEC.md counts in. Pure
 // ECMAScript: no Web or browser APIs, no regular expressions, no JSON.parse, so QuickJS, V8
 // and SpiderMonkey run the same bytes the same way. Parsed objects have no prototype, so keys
 // such as "__proto__" are plain data.
+
+import { fewDigitsText, layout, shortestOfNearest, timesPowerOfTen } from "./json-fast.js";
 
 export const MAX_DEPTH = 64;
 export const MAX_SAFE_INTEGER = 9007199254740991;
@@ -299,14 +304,6 @@ function stringAt(u, i, end) {
     if (c >= 0xd800 && c <= 0xdfff) surrogate = true;
     i += 1;
   }
-}
-
-// 10^0 to 10^22: the powers of ten that are doubles exactly.
-const EXACT_POWERS_OF_TEN = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-
-// x * 10^k for |k| <= 22, as one correctly rounded IEEE operation on two doubles (10^|k| exact).
-function timesPowerOfTen(x, k) {
-  return k < 0 ? x / EXACT_POWERS_OF_TEN[-k] : x * EXACT_POWERS_OF_TEN[k];
 }
 
 // Read a number; integers must be safe integers and every value must be finite.
@@ -655,7 +652,8 @@ function emit(value, text, quoted) {
 // "5.9604644775390625e-8", V8 "5.960464477539063e-8"), and the contract is bytes. Four searches
 // for the digits, each trying the next only where it cannot decide: a decimal of at most 15
 // digits found by arithmetic alone (most short values), the nearest decimals of 15, 16 and 17
-// digits (two conversions for most doubles), the round-trip search, the exact one.
+// digits (two conversions for most doubles), both in json-fast.js, then the round-trip search
+// and the exact one.
 export function formatNumber(x) {
   if ((x | 0) === x) return String(x); // a 32-bit integer, -0 too ("0"): no call to Number.isSafeInteger
   if (Number.isSafeInteger(x)) return String(x);
@@ -666,141 +664,6 @@ export function formatNumber(x) {
     body = layout(digits, n);
   }
   return x < 0 ? "-" + body : body;
-}
-
-// ECMAScript's text for 0.digits * 10^n (digits without zeros around).
-function layout(digits, n) {
-  const k = digits.length;
-  if (k <= n && n <= 21) return digits + "0".repeat(n - k);
-  if (0 < n && n <= 21) return digits.slice(0, n) + "." + digits.slice(n);
-  if (-6 < n && n <= 0) return "0." + "0".repeat(-n) + digits;
-  const e = n - 1;
-  const head = k === 1 ? digits : digits[0] + "." + digits.slice(1);
-  return head + (e >= 0 ? "e+" + String(e) : "e-" + String(-e));
-}
-
-// The text of x > 0 (finite, not a safe integer) if a decimal d * 10^-j with d an integer,
-// 1 <= d < 10^15 and |j| <= 22 reads back as x; else null. Found by arithmetic, no conversion:
-// d and 10^|j| are exact doubles, so d / 10^j (or d * 10^-j) is one correctly rounded IEEE
-// operation, the very reading of the decimal, and comparing it with x decides exactly whether
-// the decimal reads back. Such an x is at least 10^-22, a normal double, and a decimal of at most
-// 15 significant digits that reads back as a normal double is the only one that does (see
-// shortestOfNearest): so it is ECMAScript's shortest, with no tie to break, and its digits are
-// d's without trailing zeros. Which j is tried only decides how often this answers: the j that
-// puts x * 10^j in [10^14, 10^15), where round(x * 10^j) is the candidate with the most digits
-// allowed (if some decimal of at most 15 digits reads back, it is that one: |x * 10^j - d| is
-// then below 0.25). Math.log10 may be one off; that costs only a miss. Most short values have
-// far fewer digits, so a candidate of at most 8 is tried first: its d fits in 32 bits, and
-// losing its trailing zeros takes a few integer steps where a 15-digit d needs divisions.
-function fewDigitsText(x) {
-  const e = Math.floor(Math.log10(x)); // 10^e <= x < 10^(e+1), or one off
-  if (e < -23 || e > 37) return null; // x below 10^-22 or past 10^38: no such decimal
-  return shortDecimalText(x, 7 - e) ?? decimalText(x, 14 - e);
-}
-
-// The text of x if round(x * 10^j) / 10^j, below 10^8 (else with j one less), reads back as x.
-function shortDecimalText(x, j) {
-  if (j > 22) j = 22;
-  let d = nearestScaled(x, j, 1e8);
-  if (d === null) {
-    j -= 1;
-    d = nearestScaled(x, j, 1e8);
-    if (d === null) return null;
-  }
-  d |= 0; // below 10^8: the integer steps below stay in 32 bits
-  // Drop d's trailing zeros (at most 7, so 4 + 2 + 1 suffice).
-  if (d % 10000 === 0) {
-    d /= 10000;
-    j -= 4;
-  }
-  if (d % 100 === 0) {
-    d /= 100;
-    j -= 2;
-  }
-  if (d % 10 === 0) {
-    d /= 10;
-    j -= 1;
-  }
-  const digits = String(d);
-  return layout(digits, digits.length - j);
-}
-
-// The same with d below 10^15.
-function decimalText(x, j) {
-  if (j > 22) j = 22;
-  let d = nearestScaled(x, j, 1e15);
-  if (d === null) {
-    j -= 1;
-    d = nearestScaled(x, j, 1e15);
-    if (d === null) return null;
-  }
-  // Drop d's trailing zeros (at most 14, so 8 + 4 + 2 + 1 suffice). d / 10^z is exact when 10^z
-  // divides d, and otherwise is no integer: the quotient is below 10^(15-z), where doubles are
-  // spaced finer than its fraction (a multiple of 10^-z) is far from an integer. So a division
-  // and a floor each, not `%`, which V8 computes for a double by a call to fmod (about 50 ns).
-  for (let zeros = 8; zeros >= 1; zeros >>= 1) {
-    const q = d / EXACT_POWERS_OF_TEN[zeros];
-    if (Math.floor(q) === q) {
-      d = q;
-      j -= zeros;
-    }
-  }
-  const digits = String(d); // a safe integer, which every engine prints exactly
-  return layout(digits, digits.length - j);
-}
-
-// round(x * 10^j) if it is below `limit` and reads back as x (round(x * 10^j) / 10^j === x);
-// else null. |j| <= 22 is required for exact scaling; j > 22 never comes here.
-function nearestScaled(x, j, limit) {
-  if (j < -22) return null;
-  const d = Math.round(timesPowerOfTen(x, j));
-  return d < limit && timesPowerOfTen(d, -j) === x ? d : null;
-}
-
-const MIN_NORMAL = 2.2250738585072014e-308; // 2^-1022
-
-// The digits of a normal double x > 0 that is not a power of two, as [digits, n] below, from the
-// nearest decimals of 16 and then 15 or 17 significant digits (x.toExponential(k - 1), which
-// ECMAScript defines as the nearest, breaking a tie upwards), checked by round trips. x's rounding
-// interval (the reals that read back as x) is then symmetric about x, so when any decimal of k
-// digits reads back, the nearest one of k digits does. Two decimals of at most 15 significant
-// digits never read back as the same normal double (their relative spacing, above 1e-15, exceeds
-// the interval's relative width, at most 2^-52). So if the nearest 15-digit decimal reads back it
-// is the only decimal of 15 digits or fewer that does, and it is the answer without its trailing
-// zeros. Otherwise the answer has 16 digits if the nearest 16-digit decimal reads back, else 17.
-// null for a subnormal or a power of two (asymmetric interval), for a 16- or 17-digit decimal that
-// may be the upper of two equally near (ECMAScript takes the even one), and if a conversion
-// misbehaves: then shortestByRoundTrip decides.
-function shortestOfNearest(x) {
-  if (x < MIN_NORMAL || isPowerOfTwo(x)) return null;
-  let text = x.toExponential(15);
-  if (parseFloat(text) === x) {
-    const shorter = x.toExponential(14);
-    if (parseFloat(shorter) === x) {
-      const e = shorter.indexOf("e");
-      let end = e;
-      while (shorter.charCodeAt(end - 1) === 0x30) end -= 1; // trailing zeros; "5.000e-1" keeps "5."
-      return [shorter[0] + shorter.slice(2, end), Number(shorter.slice(e + 1)) + 1];
-    }
-  } else {
-    text = x.toExponential(16);
-    if (parseFloat(text) !== x) return null;
-  }
-  const e = text.indexOf("e");
-  const n = Number(text.slice(e + 1)) + 1;
-  // A tie needs x = (2c - 1) * 10^exponent / 2 exactly, c the upper decimal's digits and exponent
-  // its last digit's place: then -24 <= exponent <= -1, c ends in 3 or 8 (only an odd c, ending
-  // in 3, is the wrong one; see nearestReadingBack), and x * 2^(1 - exponent) is an integer, so
-  // x * 2^25 is one too (an exact product).
-  const exponent = n - (e - 1);
-  if (text.charCodeAt(e - 1) === 0x33 && exponent >= -24 && exponent <= -1 && Number.isInteger(x * 33554432)) return null;
-  return [text[0] + text.slice(2, e), n];
-}
-
-// True when x (finite, > 0) is a power of two: its stored significand bits are all zero.
-function isPowerOfTwo(x) {
-  SCRATCH.setFloat64(0, x);
-  return SCRATCH.getUint32(4) === 0 && (SCRATCH.getUint32(0) & 0xfffff) === 0;
 }
 
 // The fewest decimal digits that read back as x (x > 0, finite), nearest to x, ties to even:
