@@ -16,6 +16,8 @@ from . import json_core as jc
 from .json_core import JsonReject
 
 MAX_TEXT_UNITS = 10_000
+# More calls than this in one response refuse the whole response (too-many-calls, SPEC.md 5.12).
+MAX_CALLS = 16
 # A verdict lists at most this many rejections, the first in verdict order, and counts the rest
 # in "rejected_omitted" (SPEC.md 5.1): the verdict stays proportional to the text.
 MAX_LISTED_REJECTIONS = 64
@@ -39,34 +41,52 @@ XML_CLOSERS_ALWAYS_COUNT = 3
 PLAIN_KEYS = frozenset(("name", "arguments", "parameters", "id"))
 OPENAI_KEYS = frozenset(("type", "function", "id"))
 OPENAI_FUNCTION_KEYS = frozenset(("name", "arguments", "parameters"))
+# Keys that let a JS consumer who merges arguments into an object (assignment, Object.assign)
+# reach a prototype: a call whose arguments hold one at any depth is refused (unsafe-key).
+UNSAFE_KEYS = ("__proto__", "constructor", "prototype")
+# Only a call whose text holds one of these can hold an unsafe key: the key itself, or a \u
+# escape that could spell it. The text is searched first (at memory speed), the arguments only then.
+UNSAFE_KEY_MARKS = (*UNSAFE_KEYS, "\\u")
+# Formats of explicit syntax: every refusal in them is a committed call attempt (SPEC.md 5.12).
+EXPLICIT_FORMATS = frozenset(("array", "tagged", "tagged-call", "xml"))
+# Refusals that are never attempts: narration, and the consequence of another refusal.
+NOT_ATTEMPTS = frozenset(("not-own-line", "sibling-rejected"))
 
 
 class Rejected:
     """A candidate was recognised as a call attempt and refused for `reason`. Validators return
     it in place of a call (name, arguments), as the JSON reader returns a JsonReject: hostile
-    text can hold thousands of refused candidates, and an exception for each is slow."""
+    text can hold thousands of refused candidates, and an exception for each is slow.
 
-    __slots__ = ("reason", "name")
+    `attempt` is False for text that has no call's shape (JSON that is not an object with a
+    name, or text that breaks JSON's grammar): outside explicit syntax such a refusal is data,
+    not a committed attempt."""
 
-    def __init__(self, reason: str, name=None):
+    __slots__ = ("reason", "name", "attempt")
+
+    def __init__(self, reason: str, name=None, attempt=True):
         self.reason = reason
         self.name = name
+        self.attempt = attempt
 
 
 # A Rejected is never changed once made, so the commonest refusal, which names no tool, is one
 # shared object (an array can hold thousands of elements that are not calls).
-NOT_A_CALL = Rejected("not-a-call")
+NOT_A_CALL = Rejected("not-a-call", attempt=False)
 
 
 class Verdict:
     """Collects accepted calls and rejected candidates while the passes run."""
 
-    def __init__(self, allowed):
+    def __init__(self, allowed, raw):
         self.allowed = allowed
+        self.raw = raw
         self.calls = []
         self.rejected = []  # (start, end, reason, format, name)
         self.unlisted = 0  # rejections only counted (see begin_pass)
         self.filed_in_pass = 0
+        self.narrating = False  # inside explicit syntax that does not stand on its own line
+        self.attempt_refused = False  # a committed call attempt was refused: nothing runs
 
     def begin_pass(self):
         """Every pass files its rejections in verdict order (span, then reason), so once a pass
@@ -83,11 +103,25 @@ class Verdict:
         """File `count` rejections that lists_more() says cannot be listed."""
         self.unlisted += count
 
+    def is_attempt(self, reason, fmt, attempt=True):
+        """Whether a refusal is of a committed call attempt (SPEC.md 5.12): any refusal in
+        explicit syntax, and one of a candidate with a call's shape elsewhere; never narration
+        or a sibling-rejected consequence."""
+        return not self.narrating and reason not in NOT_ATTEMPTS and (attempt or fmt in EXPLICIT_FORMATS)
+
     def accept(self, name, arguments, fmt, start, end):
+        if self.narrating:
+            self.reject("not-own-line", fmt, start, end, name)
+            return
         self.calls.append({"name": name, "arguments": arguments, "format": fmt, "span": [start, end]})
 
-    def reject(self, reason, fmt, start, end, name=None):
-        """`name` may be a function that works the name out: only listed rejections call it."""
+    def reject(self, reason, fmt, start, end, name=None, attempt=True):
+        """`name` may be a function that works the name out: only listed rejections call it.
+        While narrating, every refusal is filed as not-own-line, its span, format and name kept."""
+        if self.is_attempt(reason, fmt, attempt):
+            self.attempt_refused = True
+        if self.narrating:
+            reason = "not-own-line"
         if not self.lists_more():
             self.unlisted += 1
             return
@@ -97,11 +131,34 @@ class Verdict:
     def file(self, fmt, start, end, outcome):
         """File a validator's outcome: a call (name, arguments) or a Rejected."""
         if isinstance(outcome, Rejected):
-            self.reject(outcome.reason, fmt, start, end, outcome.name)
+            self.reject(outcome.reason, fmt, start, end, outcome.name, outcome.attempt)
         else:
             self.accept(outcome[0], outcome[1], fmt, start, end)
 
+    def judge_response(self):
+        """The rules for the response as a whole (SPEC.md 5.12), once every pass has run: a call
+        whose arguments hold an unsafe key is refused; then, if a committed attempt was refused,
+        every call is refused as sibling-rejected, or else, past MAX_CALLS calls, as
+        too-many-calls. All or nothing: the calls that may run are every call, or none."""
+        calls = []
+        for call in self.calls:
+            start, end = call["span"]
+            if may_hold_unsafe_key(self.raw, start, end) and holds_unsafe_key(call["arguments"]):
+                self.reject("unsafe-key", call["format"], start, end, call["name"])
+            else:
+                calls.append(call)
+        if self.attempt_refused:
+            reason = "sibling-rejected"
+        elif len(calls) > MAX_CALLS:
+            reason = "too-many-calls"
+        else:
+            self.calls = calls
+            return
+        self.calls = []
+        self.rejected.extend((call["span"][0], call["span"][1], reason, call["format"], call["name"]) for call in calls)
+
     def result(self):
+        self.judge_response()
         self.calls.sort(key=itemgetter("span"))
         self.rejected.sort(key=itemgetter(0, 1, 2))
         listed = [
@@ -163,9 +220,30 @@ def call_from_value(value, allowed):
 
 
 def call_from_text(u, start, end, allowed):
-    """u[start:end] strictly parsed, then validated as one call: (name, arguments) or a Rejected."""
+    """u[start:end] strictly parsed, then validated as one call: (name, arguments) or a Rejected.
+    Text that breaks JSON's grammar has no call's shape: that refusal is not an attempt."""
     value = jc.parse_strict(u, start, end)
-    return Rejected(value.reason) if isinstance(value, JsonReject) else call_from_value(value, allowed)
+    if isinstance(value, JsonReject):
+        return Rejected(value.reason, attempt=value.reason != "invalid-json")
+    return call_from_value(value, allowed)
+
+
+def may_hold_unsafe_key(raw, start, end):
+    """False when raw[start:end] cannot hold an unsafe key: no such word and no \\u escape in it."""
+    return any(raw.find(mark, start, end) != -1 for mark in UNSAFE_KEY_MARKS)
+
+
+def holds_unsafe_key(value):
+    """True when an object at any depth of `value` has one of UNSAFE_KEYS."""
+    if isinstance(value, dict):
+        if any(key in value for key in UNSAFE_KEYS):
+            return True
+        items = value.values()
+    elif isinstance(value, list):
+        items = value
+    else:
+        return False
+    return any(holds_unsafe_key(item) for item in items if isinstance(item, (dict, list)))
 
 
 def decode_arguments(arguments, name):
@@ -202,6 +280,8 @@ def file_all_or_nothing(verdict, outcomes, spans, fmt):
     """File the outcomes of items that run together, the k-th spanning spans[k]: if any is
     refused, the calls among them are refused as sibling-rejected."""
     refused = any(isinstance(outcome, Rejected) for outcome in outcomes)
+    if refused and any(isinstance(o, Rejected) and verdict.is_attempt(o.reason, fmt, o.attempt) for o in outcomes):
+        verdict.attempt_refused = True  # (the refused one may be among those only counted below)
     for k, outcome in enumerate(outcomes):
         if refused and not verdict.lists_more():  # the rest are all refused, and only counted
             verdict.count_unlisted(len(outcomes) - k)
@@ -361,7 +441,10 @@ def explicit_pass(verdict, text):
     """Tags (<tool_call>, <|tool_call|>, <functioncall>) and bare XML function elements, in
     document order: whichever opens first claims its region, and markers inside a claimed
     region are its content (an XML value may quote a tag, a tag may hold XML). An opener whose
-    closer never comes, or comes after another opener of its kind, is refused on its own."""
+    closer never comes, or comes after another opener of its kind, is refused on its own.
+
+    The regions are found first, then judged: one that does not stand on its own line (see
+    regions_on_own_lines) is narration, and whatever it holds is refused as not-own-line."""
     kinds = [*TAGS, *((opener, FUNCTION_CLOSE) for opener in FUNCTION_OPENERS)]
     closer_level = {closer: jc.IN_VALUE for _, closer in TAGS}
     closer_level[FUNCTION_CLOSE] = XML_CLOSERS_ALWAYS_COUNT
@@ -380,6 +463,7 @@ def explicit_pass(verdict, text):
         last_seen[closer] = positions[k][0]
     next_close = {}  # memo per closer: searches move forward only, so the pass stays linear
     claimed_until = 0
+    regions = []  # (start, end, kind, body start, closer index or -1 for an unclosed opener)
     for k, (i, kind) in enumerate(positions):
         if i < claimed_until:
             continue
@@ -389,18 +473,56 @@ def explicit_pass(verdict, text):
             next_close[closer] = text.find(closer, body_start, quoted_from=closer_level[closer])
         close_at = next_close[closer]
         is_tag = kind < len(TAGS)
-        fmt = "tagged" if is_tag else "xml"
         if close_at == -1 or (is_tag and next_same[k] != -1 and next_same[k] < close_at):
-            verdict.reject("unclosed-tag", fmt, i, body_start)
+            regions.append((i, body_start, kind, body_start, -1))
             text.blank(i, body_start, FILLER)
             continue
         claimed_until = close_at + len(closer)
-        if is_tag:
-            tagged_body(verdict, text, i, body_start, close_at, claimed_until)
-        else:
-            verdict.file("xml", i, claimed_until, xml_call(text, i, close_at, verdict.allowed))
+        regions.append((i, claimed_until, kind, body_start, close_at))
         text.blank(i, claimed_until, FILLER)
+    for (start, end, kind, body_start, close_at), alone in zip(regions, regions_on_own_lines(text.u, regions)):
+        verdict.narrating = not alone
+        is_tag = kind < len(TAGS)
+        if close_at == -1:
+            verdict.reject("unclosed-tag", "tagged" if is_tag else "xml", start, end)
+        elif is_tag:
+            tagged_body(verdict, text, start, body_start, close_at, end)
+        else:
+            verdict.file("xml", start, end, xml_call(text, start, close_at, verdict.allowed))
+    verdict.narrating = False
     text.commit()
+
+
+def regions_on_own_lines(u, regions):
+    """Per region, whether it stands on its own line (SPEC.md 5.6): the own-line rule of bare
+    candidates, applied to runs of regions that share a line. Regions are linked when only
+    whitespace and at most one comma lie between them; a run stands alone when nothing but
+    whitespace comes before its first region on its line and the bare rule's tail (whitespace,
+    one comma) after its last. An unclosed opener needs only the first: its body is cut off, so
+    what follows it cannot tell narration (a truncated call, or nested openers, are attempts)."""
+    alone = []
+    first = 0
+    while first < len(regions):
+        last = first
+        while last + 1 < len(regions) and links(u, regions[last][1], regions[last + 1][0]):
+            last += 1
+        starts = starts_line(u, regions[first][0])
+        ends = regions[last][4] == -1 or ends_line(u, regions[last][1])
+        alone.extend(starts and (ends or regions[k][4] == -1) for k in range(first, last + 1))
+        first = last + 1
+    return alone
+
+
+def links(u, end, start):
+    """True when only JSON whitespace other than LF, with at most one comma, lies in u[end:start]."""
+    i = end
+    while i < start and u[i] in INLINE_WS:
+        i += 1
+    if i < start and u[i] == ",":
+        i += 1
+        while i < start and u[i] in INLINE_WS:
+            i += 1
+    return i == start
 
 
 def starts_with_function(u, i, end):
@@ -654,6 +776,8 @@ def bare_pass_unlisted(verdict, u, objects, first, refusals):
         if isinstance(outcome, Rejected):
             refusals[candidate] = outcome
             unlisted += 1
+            if verdict.is_attempt(outcome.reason, "bare" if start == obj_start else "bare-call", outcome.attempt):
+                verdict.attempt_refused = True
         else:
             verdict.accept(outcome[0], outcome[1], "bare" if start == obj_start else "bare-call", start, obj_end)
     verdict.count_unlisted(unlisted)
@@ -666,7 +790,7 @@ def parse_units(text_units, allowed_units):
     """The whole pipeline on unit strings; returns a verdict whose strings are unit strings."""
     if len(text_units) > MAX_TEXT_UNITS:
         return error_verdict("too-long")
-    verdict = Verdict(set(allowed_units))
+    verdict = Verdict(set(allowed_units), text_units)
     text = Text(text_units)
     mask_think(text)
     verdict.begin_pass()

@@ -9,6 +9,8 @@
 import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, LBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
+// More calls than this in one response refuse the whole response (too-many-calls, SPEC.md 5.12).
+export const MAX_CALLS = 16;
 // A verdict lists at most this many rejections, the first in verdict order, and counts the rest
 // in "rejected_omitted" (SPEC.md 5.1): the verdict stays proportional to the text.
 export const MAX_LISTED_REJECTIONS = 64;
@@ -32,20 +34,34 @@ const XML_CLOSERS_ALWAYS_COUNT = 3;
 const PLAIN_KEYS = ["name", "arguments", "parameters", "id"];
 const OPENAI_KEYS = ["type", "function", "id"];
 const OPENAI_FUNCTION_KEYS = ["name", "arguments", "parameters"];
+// Keys that let a JS consumer who merges arguments into an object (assignment, Object.assign)
+// reach a prototype: a call whose arguments hold one at any depth is refused (unsafe-key).
+const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"];
+// Only a call whose text holds one of these can hold an unsafe key: the key itself, or a \u
+// escape that could spell it. The text is searched first (by the engine), the arguments only then.
+const UNSAFE_KEY_MARKS = [...UNSAFE_KEYS, "\\u"];
+// Formats of explicit syntax: every refusal in them is a committed call attempt (SPEC.md 5.12).
+const EXPLICIT_FORMATS = new Set(["array", "tagged", "tagged-call", "xml"]);
+// Refusals that are never attempts: narration, and the consequence of another refusal.
+const NOT_ATTEMPTS = new Set(["not-own-line", "sibling-rejected"]);
 
 // A candidate was recognised as a call attempt and refused for `reason`. Validators return it in
 // place of a call [name, arguments], as the JSON reader returns a JsonReject: hostile text can
 // hold thousands of refused candidates, and a throw for each is slow.
+// `attempt` is false for text that has no call's shape (JSON that is not an object with a name,
+// or text that breaks JSON's grammar): outside explicit syntax such a refusal is data, not a
+// committed attempt.
 class Rejected {
-  constructor(reason, name = null) {
+  constructor(reason, name = null, attempt = true) {
     this.reason = reason;
     this.name = name;
+    this.attempt = attempt;
   }
 }
 
 // A Rejected is never changed once made, so the commonest refusal, which names no tool, is one
 // shared object (an array can hold thousands of elements that are not calls).
-const NOT_A_CALL = new Rejected("not-a-call");
+const NOT_A_CALL = new Rejected("not-a-call", null, false);
 
 function compareSpans(a, b) {
   return a[0] - b[0] || a[1] - b[1];
@@ -58,12 +74,15 @@ function compareRejections(a, b) {
 
 // Collects accepted calls and rejected candidates while the passes run.
 class Verdict {
-  constructor(allowed) {
+  constructor(allowed, raw) {
     this.allowed = allowed;
+    this.raw = raw;
     this.calls = [];
     this.rejected = []; // [start, end, reason, format, name]
     this.unlisted = 0; // rejections only counted (see beginPass)
     this.filedInPass = 0;
+    this.narrating = false; // inside explicit syntax that does not stand on its own line
+    this.attemptRefused = false; // a committed call attempt was refused: nothing runs
   }
 
   // Every pass files its rejections in verdict order (span, then reason), so once a pass has
@@ -84,12 +103,26 @@ class Verdict {
     this.unlisted += count;
   }
 
+  // Whether a refusal is of a committed call attempt (SPEC.md 5.12): any refusal in explicit
+  // syntax, and one of a candidate with a call's shape elsewhere; never narration or a
+  // sibling-rejected consequence.
+  isAttempt(reason, fmt, attempt = true) {
+    return !this.narrating && !NOT_ATTEMPTS.has(reason) && (attempt || EXPLICIT_FORMATS.has(fmt));
+  }
+
   accept(name, args, fmt, start, end) {
+    if (this.narrating) {
+      this.reject("not-own-line", fmt, start, end, name);
+      return;
+    }
     this.calls.push({ name, arguments: args, format: fmt, span: [start, end] });
   }
 
-  // `name` may be a function that works the name out: only listed rejections call it.
-  reject(reason, fmt, start, end, name = null) {
+  // `name` may be a function that works the name out: only listed rejections call it. While
+  // narrating, every refusal is filed as not-own-line, its span, format and name kept.
+  reject(reason, fmt, start, end, name = null, attempt = true) {
+    if (this.isAttempt(reason, fmt, attempt)) this.attemptRefused = true;
+    if (this.narrating) reason = "not-own-line";
     if (!this.listsMore()) {
       this.unlisted += 1;
       return;
@@ -100,11 +133,36 @@ class Verdict {
 
   // File a validator's outcome: a call [name, arguments] or a Rejected.
   file(fmt, start, end, outcome) {
-    if (outcome instanceof Rejected) this.reject(outcome.reason, fmt, start, end, outcome.name);
+    if (outcome instanceof Rejected) this.reject(outcome.reason, fmt, start, end, outcome.name, outcome.attempt);
     else this.accept(outcome[0], outcome[1], fmt, start, end);
   }
 
+  // The rules for the response as a whole (SPEC.md 5.12), once every pass has run: a call whose
+  // arguments hold an unsafe key is refused; then, if a committed attempt was refused, every call
+  // is refused as sibling-rejected, or else, past MAX_CALLS calls, as too-many-calls. All or
+  // nothing: the calls that may run are every call, or none.
+  judgeResponse() {
+    const calls = [];
+    for (const call of this.calls) {
+      const [start, end] = call.span;
+      if (mayHoldUnsafeKey(this.raw, start, end) && holdsUnsafeKey(call.arguments)) this.reject("unsafe-key", call.format, start, end, call.name);
+      else calls.push(call);
+    }
+    let reason;
+    if (this.attemptRefused) {
+      reason = "sibling-rejected";
+    } else if (calls.length > MAX_CALLS) {
+      reason = "too-many-calls";
+    } else {
+      this.calls = calls;
+      return;
+    }
+    this.calls = [];
+    for (const call of calls) this.rejected.push([call.span[0], call.span[1], reason, call.format, call.name]);
+  }
+
   result() {
+    this.judgeResponse();
     // Array sort is not adaptive in every engine (QuickJS-ng): skip it when the calls are in
     // order already, as they are unless passes interleave.
     if (this.calls.some((call, k) => k > 0 && compareSpans(this.calls[k - 1].span, call.span) > 0)) {
@@ -169,9 +227,27 @@ function callFromValue(value, allowed) {
 }
 
 // u[start:end] strictly parsed, then validated as one call: [name, arguments] or a Rejected.
+// Text that breaks JSON's grammar has no call's shape: that refusal is not an attempt.
 function callFromText(u, start, end, allowed) {
   const value = parseStrict(u, start, end);
-  return value instanceof JsonReject ? new Rejected(value.reason) : callFromValue(value, allowed);
+  if (value instanceof JsonReject) return new Rejected(value.reason, null, value.reason !== "invalid-json");
+  return callFromValue(value, allowed);
+}
+
+// False when raw[start:end] cannot hold an unsafe key: no such word and no \u escape in it.
+function mayHoldUnsafeKey(raw, start, end) {
+  const text = raw.slice(start, end);
+  return UNSAFE_KEY_MARKS.some((mark) => text.includes(mark));
+}
+
+// True when an object at any depth of `value` has one of UNSAFE_KEYS. Parsed objects have no
+// prototype, so `in` sees their own keys only.
+function holdsUnsafeKey(value) {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((item) => holdsUnsafeKey(item));
+  for (const key of UNSAFE_KEYS) if (key in value) return true;
+  for (const key in value) if (holdsUnsafeKey(value[key])) return true;
+  return false;
 }
 
 // Arguments are an object, or a string holding exactly one JSON object. Never {} instead.
@@ -212,6 +288,9 @@ function fileCalls(verdict, value, spans, start, end, fmt) {
 function fileAllOrNothing(verdict, outcomes, spans, fmt) {
   let refused = false;
   for (let k = 0; k < outcomes.length && !refused; k += 1) refused = outcomes[k] instanceof Rejected;
+  if (refused && outcomes.some((o) => o instanceof Rejected && verdict.isAttempt(o.reason, fmt, o.attempt))) {
+    verdict.attemptRefused = true; // (the refused one may be among those only counted below)
+  }
   for (let k = 0; k < outcomes.length; k += 1) {
     if (refused && !verdict.listsMore()) { // the rest are all refused, and only counted
       verdict.countUnlisted(outcomes.length - k);
@@ -375,6 +454,8 @@ function wholeResponseArray(verdict, u) {
 // order: whichever opens first claims its region, and markers inside a claimed region are its
 // content (an XML value may quote a tag, a tag may hold XML). An opener whose closer never
 // comes, or comes after another opener of its kind, is refused on its own.
+// The regions are found first, then judged: one that does not stand on its own line (see
+// regionsOnOwnLines) is narration, and whatever it holds is refused as not-own-line.
 function explicitPass(verdict, text) {
   const kinds = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
   const closerLevel = new Map(TAGS.map(([, closer]) => [closer, IN_VALUE]));
@@ -397,6 +478,7 @@ function explicitPass(verdict, text) {
   }
   const nextClose = new Map(); // memo per closer: searches move forward only, so the pass stays linear
   let claimedUntil = 0;
+  const regions = []; // [start, end, kind, body start, closer index or -1 for an unclosed opener]
   positions.forEach(([i, kind], k) => {
     if (i < claimedUntil) return;
     const [opener, closer] = kinds[kind];
@@ -405,18 +487,56 @@ function explicitPass(verdict, text) {
     if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, closerLevel.get(closer)));
     const closeAt = nextClose.get(closer);
     const isTag = kind < TAGS.length;
-    const fmt = isTag ? "tagged" : "xml";
     if (closeAt === -1 || (isTag && nextSame[k] !== -1 && nextSame[k] < closeAt)) {
-      verdict.reject("unclosed-tag", fmt, i, bodyStart);
+      regions.push([i, bodyStart, kind, bodyStart, -1]);
       text.blank(i, bodyStart, FILLER);
       return;
     }
     claimedUntil = closeAt + closer.length;
-    if (isTag) taggedBody(verdict, text, i, bodyStart, closeAt, claimedUntil);
-    else verdict.file("xml", i, claimedUntil, xmlCall(text, i, closeAt, verdict.allowed));
+    regions.push([i, claimedUntil, kind, bodyStart, closeAt]);
     text.blank(i, claimedUntil, FILLER);
   });
+  const alone = regionsOnOwnLines(text.u, regions);
+  regions.forEach(([start, end, kind, bodyStart, closeAt], k) => {
+    verdict.narrating = !alone[k];
+    const isTag = kind < TAGS.length;
+    if (closeAt === -1) verdict.reject("unclosed-tag", isTag ? "tagged" : "xml", start, end);
+    else if (isTag) taggedBody(verdict, text, start, bodyStart, closeAt, end);
+    else verdict.file("xml", start, end, xmlCall(text, start, closeAt, verdict.allowed));
+  });
+  verdict.narrating = false;
   text.commit();
+}
+
+// Per region, whether it stands on its own line (SPEC.md 5.6): the own-line rule of bare
+// candidates, applied to runs of regions that share a line. Regions are linked when only
+// whitespace and at most one comma lie between them; a run stands alone when nothing but
+// whitespace comes before its first region on its line and the bare rule's tail (whitespace,
+// one comma) after its last. An unclosed opener needs only the first: its body is cut off, so
+// what follows it cannot tell narration (a truncated call, or nested openers, are attempts).
+function regionsOnOwnLines(u, regions) {
+  const alone = [];
+  let first = 0;
+  while (first < regions.length) {
+    let last = first;
+    while (last + 1 < regions.length && links(u, regions[last][1], regions[last + 1][0])) last += 1;
+    const starts = startsLine(u, regions[first][0]);
+    const ends = regions[last][4] === -1 || endsLine(u, regions[last][1]);
+    for (let k = first; k <= last; k += 1) alone.push(starts && (ends || regions[k][4] === -1));
+    first = last + 1;
+  }
+  return alone;
+}
+
+// True when only JSON whitespace other than LF, with at most one comma, lies in u[end:start].
+function links(u, end, start) {
+  let i = end;
+  while (i < start && isInlineWs(u.charCodeAt(i))) i += 1;
+  if (i < start && u.charCodeAt(i) === COMMA) {
+    i += 1;
+    while (i < start && isInlineWs(u.charCodeAt(i))) i += 1;
+  }
+  return i === start;
 }
 
 function startsWithFunction(u, i, end) {
@@ -660,6 +780,7 @@ function barePassUnlisted(verdict, u, objects, first, refusals) {
     if (outcome instanceof Rejected) {
       refusals.set(candidate, outcome);
       unlisted += 1;
+      if (verdict.isAttempt(outcome.reason, start === objStart ? "bare" : "bare-call", outcome.attempt)) verdict.attemptRefused = true;
     } else {
       verdict.accept(outcome[0], outcome[1], start === objStart ? "bare" : "bare-call", start, objEnd);
     }
@@ -680,7 +801,7 @@ function parseChecked(raw, allowed) {
   if (typeof raw !== "string") return errorVerdict("text-not-string");
   if (!isStringList(allowed)) return errorVerdict("allowed-not-list");
   if (raw.length > MAX_TEXT_UNITS) return errorVerdict("too-long");
-  const verdict = new Verdict(new Set(allowed));
+  const verdict = new Verdict(new Set(allowed), raw);
   const text = new Text(raw);
   maskThink(text);
   verdict.beginPass();
