@@ -8,11 +8,17 @@ Chrome tree's JS modules (linked by the harness's own linker) in QuickJS-ng and,
 is installed, in V8 (see js_engines.py).
 
     .venv/bin/python benchmarks/worst_case.py [--repeat 15]
+
+With `--against CHECKOUT` (another checkout of this project, e.g. `git worktree add` or `git
+archive` of an earlier commit), each input is instead timed in that checkout's reference and
+tree and in this one, alternately, and the table gives both times and the change: a before and
+after measured side by side, so the load of the machine moves both alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import statistics
@@ -149,10 +155,21 @@ def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
     return statistics.median(typical_samples), statistics.median(samples)
 
 
+def reference_in(checkout: Path):
+    """The Python reference of another checkout, imported under a name of its own."""
+    package = checkout / "py_src" / "toolcalls"
+    spec = importlib.util.spec_from_file_location("toolcalls_against", package / "__init__.py", submodule_search_locations=[str(package)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--only", default="", help="only inputs whose function or name contains this")
+    parser.add_argument("--against", type=Path, help="another checkout: time each input there and here, side by side")
     args = parser.parse_args()
     config = load_project()
     engines = js_engines.available(config, ("quickjs", "v8"))
@@ -178,6 +195,9 @@ def main() -> None:
     python = {"parse": parse_tool_calls_canonical, "repair": repair_arguments_canonical}
     timers = {"python": lambda fn, arguments: lambda: python[fn](*arguments)}
     timers.update({engine: lambda fn, arguments, run=run: js_timer(run, fn, arguments) for engine, run in engines.items()})
+    if args.against:
+        against(args, cases, timers, engines.keys(), js_timer)
+        return
     typical = {fn: next(c for c in cases if c[0] == fn) for fn in ("parse", "repair")}
     rows = []
     for fn, name, arguments in cases:
@@ -195,6 +215,26 @@ def main() -> None:
     for fn, name, units, times, ratios in rows:
         cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
         print(f"{fn:6} {name:40} {units:6d}{cells}")
+
+
+def against(args, cases, timers, engine_names, js_timer) -> None:
+    """Each input timed in the other checkout (before) and here (after), alternately."""
+    other = reference_in(args.against.resolve())
+    python = {"parse": other.parse_tool_calls_canonical, "repair": other.repair_arguments_canonical}
+    before = {"python": lambda fn, arguments: lambda: python[fn](*arguments)}
+    other_engines = js_engines.available(load_project(args.against.resolve() / "pyproject.toml"), tuple(engine_names))
+    before.update({engine: lambda fn, arguments, run=run: js_timer(run, fn, arguments) for engine, run in other_engines.items()})
+    print(f"CPU time, median of {args.repeat} runs, each input timed alternately in {args.against} (before) and here "
+          f"(after); change = after / before - 1")
+    print(f"{'fn':6} {'input':40}" + "".join(f" {c + ' before':>15} {'after':>7} {'change':>6}" for c in timers))
+    for fn, name, arguments in cases:
+        if args.only not in f"{fn} {name}":
+            continue
+        cells = ""
+        for column, timer in timers.items():
+            old, new = paired_medians(before[column](fn, arguments), timer(fn, arguments), args.repeat)
+            cells += f" {old * 1e3:15.2f} {new * 1e3:7.2f} {new / old - 1:+6.0%}"
+        print(f"{fn:6} {name:40}{cells}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ PAGE = "inspector.html"
 ALLOWED = ["click", "navigate"]
 TEXT = ('Opening settings.\n{"name":"navigate","arguments":{"url":"https://example.com"}}\n'
         'I will not call {"name":"click","arguments":{"selector":"#delete"}} here.\n'
-        '<tool_call>{"name":"delete_all","arguments":{}}</tool_call>')
+        'The page asked for <tool_call>{"name":"delete_all","arguments":{}}</tool_call>, which I ignore.')
+# The same output trying a call nobody allowed: then none of its calls runs (SPEC.md 5.12).
+COMPROMISED = TEXT + '\n<tool_call>{"name":"delete_all","arguments":{}}</tool_call>'
 
 
 @pytest.fixture(scope="module")
@@ -59,21 +61,26 @@ def table_rows(page, selector):
     return page.eval_on_selector_all(f"{selector} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
 
 
-def test_inspector_shows_what_would_run_and_why_the_rest_was_refused(inspector):
+@pytest.mark.parametrize("text, runs, reasons", [
+    (TEXT, ["navigate"], {"not-own-line"}),
+    (COMPROMISED, [], {"not-own-line", "sibling-rejected", "not-allowed"}),
+], ids=["narration-refused", "compromised-output-runs-nothing"])
+def test_inspector_shows_what_would_run_and_why_the_rest_was_refused(inspector, text, runs, reasons):
     page = inspector
     page.fill("#allowlist", ", ".join(ALLOWED))
-    page.fill("#model-output", TEXT)
-    verdict = parse_tool_calls(TEXT, ALLOWED)
+    page.fill("#model-output", text)
+    verdict = parse_tool_calls(text, ALLOWED)
     page.wait_for_function(f"document.querySelectorAll('#rejected tbody tr').length === {len(verdict['rejected'])}")
     calls = table_rows(page, "#calls")
     rejected = table_rows(page, "#rejected")
-    assert [(row[1], row[2]) for row in calls] == [(c["name"], c["format"]) for c in verdict["calls"]]
+    assert [(row[1], row[2]) for row in calls] == [(c["name"], c["format"]) for c in verdict["calls"]] or (runs == [] and calls == [["None"]])
     assert [(row[1], row[2], row[3]) for row in rejected] == [
         (r["reason"], r["format"], r["name"] or "") for r in verdict["rejected"]]
-    assert [call["name"] for call in verdict["calls"]] == ["navigate"]
-    assert {r["reason"] for r in verdict["rejected"]} == {"not-own-line", "not-allowed"}
+    assert all(row[5] != "" for row in rejected), "every reason is explained in the Why column"
+    assert [call["name"] for call in verdict["calls"]] == runs
+    assert {r["reason"] for r in verdict["rejected"]} == reasons
     highlighted = page.eval_on_selector_all("#rendered mark", "marks => marks.map(m => m.textContent)")
-    spans = [TEXT[c["span"][0]:c["span"][1]] for c in verdict["calls"] + verdict["rejected"]]
+    spans = [text[c["span"][0]:c["span"][1]] for c in verdict["calls"] + verdict["rejected"]]
     assert sorted(spans) == sorted(h for h in highlighted if h in spans)
 
 
@@ -99,8 +106,12 @@ def test_background_answers_runtime_messages_with_the_modules_canonical_verdicts
 
 
 def test_a_reply_keeps_argument_keys_named_like_object_prototype_members(inspector):
-    """The verdict travels as text: keys like __proto__ survive any browser's message cloning."""
-    text = '{"name":"click","arguments":{"__proto__":{"x":1},"constructor":2}}'
+    """The verdict travels as text: keys like __proto__ survive any browser's message cloning
+    (repair keeps them; the parser refuses a call that holds them, SPEC.md 5.12)."""
+    raw = '{"__proto__":{"x":1},"constructor":2}'
+    reply = inspector.evaluate("message => chrome.runtime.sendMessage(message)", {"type": "repairArguments", "raw": raw})
+    assert json.loads(reply["verdict"])["arguments"] == {"__proto__": {"x": 1}, "constructor": 2}
+    text = '{"name":"click","arguments":' + raw + '}'
     reply = inspector.evaluate("message => chrome.runtime.sendMessage(message)",
                                {"type": "parseToolCalls", "text": text, "allowed": ["click"]})
-    assert json.loads(reply["verdict"])["calls"][0]["arguments"] == {"__proto__": {"x": 1}, "constructor": 2}
+    assert json.loads(reply["verdict"])["rejected"] == [{"format": "bare", "name": "click", "reason": "unsafe-key", "span": [0, len(text)]}]

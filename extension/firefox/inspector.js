@@ -20,6 +20,29 @@ const EXAMPLE_OUTPUT = [
   '<tool_call>{"name": "read_page", "arguments": {"max_chars": 2000}}</tool_call>',
 ].join("\n");
 
+// What each rejection reason means, in a person's words (SPEC.md section 7 has the contract's).
+const WHY = {
+  "not-own-line": "written into a sentence or beside other text on its line: narration, not a call",
+  "sibling-rejected": "would run, but another call of the same output was refused, so none runs",
+  "too-many-calls": "the output holds more than 16 calls, so none runs",
+  "unsafe-key": "its arguments hold a __proto__, constructor or prototype key",
+  "not-allowed": "the tool is not in the allowed list",
+  "unclosed-tag": "an opener whose closer never comes (or comes after another opener)",
+  "empty-tag": "a tag with nothing inside",
+  "invalid-json": "not valid JSON",
+  "not-a-call": "JSON that is not a tool call",
+  "unknown-key": "a key that no call has",
+  "bad-name": "the name is missing, empty or not a string",
+  "ambiguous-arguments": "both arguments and parameters are given",
+  "bad-arguments": "the arguments are not one JSON object",
+  "duplicate-key": "a key given twice",
+  "lone-surrogate": "text that is not well-formed Unicode",
+  "number-out-of-range": "a number JSON readers disagree on (too large, or not finite)",
+  "too-deep": "nested more than 64 levels",
+  "invalid-call-syntax": "call:name{…} written wrongly",
+  "xml-malformed": "a <function=…> element written wrongly",
+};
+
 const EXAMPLE_ARGUMENTS = '{"selector": "#save", "options": {"scroll": true, "timeout_ms": 1500';
 
 const $ = (id) => document.getElementById(id);
@@ -150,8 +173,9 @@ function renderParse() {
       el("td", "nowrap", r.format),
       r.name === null ? el("td", "muted", "(none)") : el("td", "", r.name),
       el("td", "excerpt", excerpt(text, r.span)),
+      el("td", "why", WHY[r.reason] ?? ""),
     ]),
-    5,
+    6,
   );
 }
 

@@ -1,9 +1,11 @@
 """parse_tool_calls: which tool calls in raw model text may run (SPEC.md section 5).
 
-Precision over recall. Explicit syntaxes (tags, XML functions, json fences, a whole-response
-array) are taken where they stand; a bare JSON object or `call:name{...}` counts only when it is
-the whole of its line, because a model that calls a tool emits the call on its own line and a
-model that talks about a call embeds it in a sentence. Reasoning inside <think> never runs.
+Precision over recall. A call counts only when it stands on its own line, because a model that
+calls a tool emits the call on its own line and a model that talks about a call embeds it in a
+sentence: a bare JSON object or `call:name{...}` must be the whole of its line, a tag or XML
+function must share its line with nothing but other tags (json fences and a whole-response
+array are lines of their own). Reasoning inside <think> never runs. And a response runs all of
+its calls or none: one refused attempt, an unsafe key, or more than 16 calls stop them all.
 
 The passes run in a fixed order over a *masked* copy of the text: each pass blanks what it has
 claimed, so later passes cannot see it twice. Masking keeps offsets and line feeds intact.
@@ -118,7 +120,7 @@ class Verdict:
     def reject(self, reason, fmt, start, end, name=None, attempt=True):
         """`name` may be a function that works the name out: only listed rejections call it.
         While narrating, every refusal is filed as not-own-line, its span, format and name kept."""
-        if self.is_attempt(reason, fmt, attempt):
+        if not (self.attempt_refused or self.narrating) and self.is_attempt(reason, fmt, attempt):  # (once is enough)
             self.attempt_refused = True
         if self.narrating:
             reason = "not-own-line"
@@ -140,10 +142,13 @@ class Verdict:
         whose arguments hold an unsafe key is refused; then, if a committed attempt was refused,
         every call is refused as sibling-rejected, or else, past MAX_CALLS calls, as
         too-many-calls. All or nothing: the calls that may run are every call, or none."""
+        if not self.calls:
+            return
         calls = []
+        marked = may_hold_unsafe_key(self.raw, 0, len(self.raw))  # most texts have no mark at all
         for call in self.calls:
             start, end = call["span"]
-            if may_hold_unsafe_key(self.raw, start, end) and holds_unsafe_key(call["arguments"]):
+            if marked and may_hold_unsafe_key(self.raw, start, end) and holds_unsafe_key(call["arguments"]):
                 self.reject("unsafe-key", call["format"], start, end, call["name"])
             else:
                 calls.append(call)
@@ -443,8 +448,8 @@ def explicit_pass(verdict, text):
     region are its content (an XML value may quote a tag, a tag may hold XML). An opener whose
     closer never comes, or comes after another opener of its kind, is refused on its own.
 
-    The regions are found first, then judged: one that does not stand on its own line (see
-    regions_on_own_lines) is narration, and whatever it holds is refused as not-own-line."""
+    Each region is judged by the own-line rule for regions (see file_run): one that does not
+    stand on its own line is narration, and whatever it holds is refused as not-own-line."""
     kinds = [*TAGS, *((opener, FUNCTION_CLOSE) for opener in FUNCTION_OPENERS)]
     closer_level = {closer: jc.IN_VALUE for _, closer in TAGS}
     closer_level[FUNCTION_CLOSE] = XML_CLOSERS_ALWAYS_COUNT
@@ -463,7 +468,15 @@ def explicit_pass(verdict, text):
         last_seen[closer] = positions[k][0]
     next_close = {}  # memo per closer: searches move forward only, so the pass stays linear
     claimed_until = 0
-    regions = []  # (start, end, kind, body start, closer index or -1 for an unclosed opener)
+    u = text.u
+    # The own-line rule for regions (SPEC.md 5.6): runs of regions linked by whitespace and at
+    # most one comma. Regions are filed in document order, each as soon as its judgement is
+    # known: an unclosed opener at once (it needs only its run to start its line), unless a closed
+    # region of its run waits before it; a closed region when its run ends (file_run). So a
+    # flood of openers costs a step or two each.
+    run = []  # regions of the current run waiting for its end: (start, end, kind, body start, closer or -1)
+    run_starts = False  # whether the current run starts its line
+    run_end = -1  # where the current run's last region ends
     for k, (i, kind) in enumerate(positions):
         if i < claimed_until:
             continue
@@ -473,48 +486,54 @@ def explicit_pass(verdict, text):
             next_close[closer] = text.find(closer, body_start, quoted_from=closer_level[closer])
         close_at = next_close[closer]
         is_tag = kind < len(TAGS)
-        if close_at == -1 or (is_tag and next_same[k] != -1 and next_same[k] < close_at):
-            regions.append((i, body_start, kind, body_start, -1))
+        unclosed = close_at == -1 or (is_tag and next_same[k] != -1 and next_same[k] < close_at)
+        if run_end != i:  # (a region right after the last one continues its run)
+            before = u[i - 1] if i > 0 else "\n"  # the unit before nearly always settles both
+            inline_ws = before in INLINE_WS
+            if not ((inline_ws or before == ",") and run_end != -1 and links(u, run_end, i)):
+                if run:
+                    file_run(verdict, text, run, run_starts)
+                    run = []
+                run_starts = before == "\n" or (inline_ws and starts_line(u, i))
+        if unclosed:
+            run_end = body_start
+            if run:
+                run.append((i, body_start, kind, body_start, -1))
+            else:
+                verdict.narrating = not run_starts
+                verdict.reject("unclosed-tag", "tagged" if is_tag else "xml", i, body_start)
             text.blank(i, body_start, FILLER)
             continue
-        claimed_until = close_at + len(closer)
-        regions.append((i, claimed_until, kind, body_start, close_at))
+        claimed_until = run_end = close_at + len(closer)
+        run.append((i, claimed_until, kind, body_start, close_at))
         text.blank(i, claimed_until, FILLER)
-    for (start, end, kind, body_start, close_at), alone in zip(regions, regions_on_own_lines(text.u, regions)):
-        verdict.narrating = not alone
-        is_tag = kind < len(TAGS)
-        if close_at == -1:
-            verdict.reject("unclosed-tag", "tagged" if is_tag else "xml", start, end)
-        elif is_tag:
-            tagged_body(verdict, text, start, body_start, close_at, end)
-        else:
-            verdict.file("xml", start, end, xml_call(text, start, close_at, verdict.allowed))
+    if run:
+        file_run(verdict, text, run, run_starts)
     verdict.narrating = False
     text.commit()
 
 
-def regions_on_own_lines(u, regions):
-    """Per region, whether it stands on its own line (SPEC.md 5.6): the own-line rule of bare
-    candidates, applied to runs of regions that share a line. Regions are linked when only
-    whitespace and at most one comma lie between them; a run stands alone when nothing but
-    whitespace comes before its first region on its line and the bare rule's tail (whitespace,
-    one comma) after its last. An unclosed opener needs only the first: its body is cut off, so
-    what follows it cannot tell narration (a truncated call, or nested openers, are attempts)."""
-    alone = []
-    first = 0
-    while first < len(regions):
-        last = first
-        while last + 1 < len(regions) and links(u, regions[last][1], regions[last + 1][0]):
-            last += 1
-        starts = starts_line(u, regions[first][0])
-        ends = regions[last][4] == -1 or ends_line(u, regions[last][1])
-        alone.extend(starts and (ends or regions[k][4] == -1) for k in range(first, last + 1))
-        first = last + 1
-    return alone
+def file_run(verdict, text, run, starts):
+    """File the regions of a run that has ended, in order. A closed region stands on its own
+    line when the run starts its line and ends it (the bare rule's tail after its last region);
+    an unclosed opener needs only the first: its body is cut off, so what follows it cannot tell
+    narration (a truncated call, or nested openers, are attempts). A region that does not stand
+    alone is narration: whatever it holds is filed as not-own-line."""
+    ends = starts and (run[-1][4] == -1 or ends_line(text.u, run[-1][1]))
+    for start, end, kind, body_start, close_at in run:
+        verdict.narrating = not (starts and (ends or close_at == -1))
+        if close_at == -1:
+            verdict.reject("unclosed-tag", "tagged" if kind < len(TAGS) else "xml", start, end)
+        elif kind < len(TAGS):
+            tagged_body(verdict, text, start, body_start, close_at, end)
+        else:
+            verdict.file("xml", start, end, xml_call(text, start, close_at, verdict.allowed))
 
 
 def links(u, end, start):
     """True when only JSON whitespace other than LF, with at most one comma, lies in u[end:start]."""
+    if u[end] not in LINE_TAIL_UNITS:  # the unit after a region nearly always settles it
+        return False
     i = end
     while i < start and u[i] in INLINE_WS:
         i += 1

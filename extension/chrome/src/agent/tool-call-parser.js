@@ -1,9 +1,9 @@
 // parseToolCalls: which tool calls in raw model text may run (SPEC.md section 5).
 //
-// Twin of py_src/toolcalls/parser.py, kept line for line. Precision over recall: explicit
-// syntaxes (tags, XML functions, json fences, a whole-response array) are taken where they
-// stand; a bare JSON object or `call:name{...}` counts only when it is the whole of its line.
-// Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
+// Twin of py_src/toolcalls/parser.py, kept line for line. Precision over recall: a call counts
+// only when it stands on its own line (a bare JSON object or `call:name{...}` the whole of its
+// line, a tag or XML function sharing it with nothing but other tags), and a response runs all
+// of its calls or none (SPEC.md 5.12). Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
 import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, LBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
@@ -121,7 +121,7 @@ class Verdict {
   // `name` may be a function that works the name out: only listed rejections call it. While
   // narrating, every refusal is filed as not-own-line, its span, format and name kept.
   reject(reason, fmt, start, end, name = null, attempt = true) {
-    if (this.isAttempt(reason, fmt, attempt)) this.attemptRefused = true;
+    if (!(this.attemptRefused || this.narrating) && this.isAttempt(reason, fmt, attempt)) this.attemptRefused = true; // (once is enough)
     if (this.narrating) reason = "not-own-line";
     if (!this.listsMore()) {
       this.unlisted += 1;
@@ -142,10 +142,13 @@ class Verdict {
   // is refused as sibling-rejected, or else, past MAX_CALLS calls, as too-many-calls. All or
   // nothing: the calls that may run are every call, or none.
   judgeResponse() {
+    if (this.calls.length === 0) return;
     const calls = [];
+    const marked = UNSAFE_KEY_MARKS.some((mark) => this.raw.includes(mark)); // most texts have no mark at all
     for (const call of this.calls) {
-      const [start, end] = call.span;
-      if (mayHoldUnsafeKey(this.raw, start, end) && holdsUnsafeKey(call.arguments)) this.reject("unsafe-key", call.format, start, end, call.name);
+      const start = call.span[0];
+      const end = call.span[1];
+      if (marked && mayHoldUnsafeKey(this.raw, start, end) && holdsUnsafeKey(call.arguments)) this.reject("unsafe-key", call.format, start, end, call.name);
       else calls.push(call);
     }
     let reason;
@@ -454,8 +457,8 @@ function wholeResponseArray(verdict, u) {
 // order: whichever opens first claims its region, and markers inside a claimed region are its
 // content (an XML value may quote a tag, a tag may hold XML). An opener whose closer never
 // comes, or comes after another opener of its kind, is refused on its own.
-// The regions are found first, then judged: one that does not stand on its own line (see
-// regionsOnOwnLines) is narration, and whatever it holds is refused as not-own-line.
+// Each region is judged by the own-line rule for regions (see fileRun): one that does not stand
+// on its own line is narration, and whatever it holds is refused as not-own-line.
 function explicitPass(verdict, text) {
   const kinds = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
   const closerLevel = new Map(TAGS.map(([, closer]) => [closer, IN_VALUE]));
@@ -478,7 +481,15 @@ function explicitPass(verdict, text) {
   }
   const nextClose = new Map(); // memo per closer: searches move forward only, so the pass stays linear
   let claimedUntil = 0;
-  const regions = []; // [start, end, kind, body start, closer index or -1 for an unclosed opener]
+  const u = text.u;
+  // The own-line rule for regions (SPEC.md 5.6): runs of regions linked by whitespace and at most
+  // one comma. Regions are filed in document order, each as soon as its judgement is known: an
+  // unclosed opener at once (it needs only its run to start its line), unless a closed region of
+  // its run waits before it; a closed region when its run ends (fileRun). So a flood of openers
+  // costs a step or two each.
+  let run = []; // regions of the current run waiting for its end: [start, end, kind, body start, closer or -1]
+  let runStarts = false; // whether the current run starts its line
+  let runEnd = -1; // where the current run's last region ends
   positions.forEach(([i, kind], k) => {
     if (i < claimedUntil) return;
     const [opener, closer] = kinds[kind];
@@ -487,49 +498,61 @@ function explicitPass(verdict, text) {
     if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, closerLevel.get(closer)));
     const closeAt = nextClose.get(closer);
     const isTag = kind < TAGS.length;
-    if (closeAt === -1 || (isTag && nextSame[k] !== -1 && nextSame[k] < closeAt)) {
-      regions.push([i, bodyStart, kind, bodyStart, -1]);
+    const unclosed = closeAt === -1 || (isTag && nextSame[k] !== -1 && nextSame[k] < closeAt);
+    if (runEnd !== i) { // (a region right after the last one continues its run)
+      const before = i > 0 ? u.charCodeAt(i - 1) : LF; // the unit before nearly always settles both
+      const inlineWs = before === SPACE || before === TAB || before === CR;
+      if (!((inlineWs || before === COMMA) && runEnd !== -1 && links(u, runEnd, i))) {
+        if (run.length > 0) {
+          fileRun(verdict, text, run, runStarts);
+          run = [];
+        }
+        runStarts = before === LF || (inlineWs && startsLine(u, i));
+      }
+    }
+    if (unclosed) {
+      runEnd = bodyStart;
+      if (run.length > 0) {
+        run.push([i, bodyStart, kind, bodyStart, -1]);
+      } else {
+        verdict.narrating = !runStarts;
+        verdict.reject("unclosed-tag", isTag ? "tagged" : "xml", i, bodyStart);
+      }
       text.blank(i, bodyStart, FILLER);
       return;
     }
-    claimedUntil = closeAt + closer.length;
-    regions.push([i, claimedUntil, kind, bodyStart, closeAt]);
+    claimedUntil = runEnd = closeAt + closer.length;
+    run.push([i, claimedUntil, kind, bodyStart, closeAt]);
     text.blank(i, claimedUntil, FILLER);
   });
-  const alone = regionsOnOwnLines(text.u, regions);
-  regions.forEach(([start, end, kind, bodyStart, closeAt], k) => {
-    verdict.narrating = !alone[k];
-    const isTag = kind < TAGS.length;
-    if (closeAt === -1) verdict.reject("unclosed-tag", isTag ? "tagged" : "xml", start, end);
-    else if (isTag) taggedBody(verdict, text, start, bodyStart, closeAt, end);
-    else verdict.file("xml", start, end, xmlCall(text, start, closeAt, verdict.allowed));
-  });
+  if (run.length > 0) fileRun(verdict, text, run, runStarts);
   verdict.narrating = false;
   text.commit();
 }
 
-// Per region, whether it stands on its own line (SPEC.md 5.6): the own-line rule of bare
-// candidates, applied to runs of regions that share a line. Regions are linked when only
-// whitespace and at most one comma lie between them; a run stands alone when nothing but
-// whitespace comes before its first region on its line and the bare rule's tail (whitespace,
-// one comma) after its last. An unclosed opener needs only the first: its body is cut off, so
-// what follows it cannot tell narration (a truncated call, or nested openers, are attempts).
-function regionsOnOwnLines(u, regions) {
-  const alone = [];
-  let first = 0;
-  while (first < regions.length) {
-    let last = first;
-    while (last + 1 < regions.length && links(u, regions[last][1], regions[last + 1][0])) last += 1;
-    const starts = startsLine(u, regions[first][0]);
-    const ends = regions[last][4] === -1 || endsLine(u, regions[last][1]);
-    for (let k = first; k <= last; k += 1) alone.push(starts && (ends || regions[k][4] === -1));
-    first = last + 1;
+// File the regions of a run that has ended, in order. A closed region stands on its own line
+// when the run starts its line and ends it (the bare rule's tail after its last region); an
+// unclosed opener needs only the first: its body is cut off, so what follows it cannot tell
+// narration (a truncated call, or nested openers, are attempts). A region that does not stand
+// alone is narration: whatever it holds is filed as not-own-line.
+function fileRun(verdict, text, run, starts) {
+  const last = run[run.length - 1];
+  const ends = starts && (last[4] === -1 || endsLine(text.u, last[1]));
+  for (let k = 0; k < run.length; k += 1) {
+    const region = run[k]; // indexed, not destructured: QuickJS destructures slowly
+    const start = region[0];
+    const end = region[1];
+    verdict.narrating = !(starts && (ends || region[4] === -1));
+    if (region[4] === -1) verdict.reject("unclosed-tag", region[2] < TAGS.length ? "tagged" : "xml", start, end);
+    else if (region[2] < TAGS.length) taggedBody(verdict, text, start, region[3], region[4], end);
+    else verdict.file("xml", start, end, xmlCall(text, start, region[4], verdict.allowed));
   }
-  return alone;
 }
 
 // True when only JSON whitespace other than LF, with at most one comma, lies in u[end:start].
 function links(u, end, start) {
+  const c = u.charCodeAt(end);
+  if (c !== COMMA && !isInlineWs(c)) return false; // the unit after a region nearly always settles it
   let i = end;
   while (i < start && isInlineWs(u.charCodeAt(i))) i += 1;
   if (i < start && u.charCodeAt(i) === COMMA) {
