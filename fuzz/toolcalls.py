@@ -23,6 +23,7 @@ PARSE_CAP_UNITS = 10_000  # SPEC 1 "Size caps": parse_tool_calls accepts 10,000 
 REPAIR_CAP_UNITS = 100_000  # SPEC 1 "Size caps": repair_arguments
 DEPTH_LIMIT = 64  # SPEC 2 "Policies": the outermost value is depth 1; a container at 65 is too-deep
 LISTED_REJECTIONS = 64  # SPEC 5.1: rejections past the 64th are only counted (rejected_omitted)
+MAX_CALLS = 16  # SPEC 5.12: a 17th call refuses the response (too-many-calls)
 WHITESPACE = (" ", "\t", "\n", "\r")  # SPEC 1 "Whitespace": these four units and nothing else
 NOT_WHITESPACE = ("\u000b", "\u000c", "\u001c", "\u001f", "\u0085", "\u00a0", "\u1680", "\u2000",
                   "\u200a", "\u202f", "\u205f", "\u3000", "\u2028", "\u2029", "\ufeff")  # SPEC 1 table
@@ -44,7 +45,10 @@ UNKNOWN_NAMES = ("delete_all", "nope", "constructor", "__proto__", "hasOwnProper
                  "run_shell", "clicks")
 CONFUSABLE = {"a": "\u0430", "o": "\u03bf", "i": "\u0131", "k": "\u212a", "s": "\u017f",
               "e": "\u0435", "c": "\u0441"}
-KEYS = ("selector", "url", "text", "n", "options", "path", "q", "", "__proto__")
+# The three unsafe keys of SPEC 5.12, one spelled with an escape (keys compare unescaped), and a
+# near miss that is an ordinary key.
+KEYS = ("selector", "url", "text", "n", "options", "path", "q", "", "mode", "id", "timeout", "x", "__proto",
+        "__proto__", "constructor", "\\u0070rototype")
 STRING_PIECES = ("x", "hello", "#ok", "div > a", "\\n", '\\"', "\\\\", "\\u00e9", "\\ud83d\\ude00",
                  "\u00e9", "\U0001F600", "</tool_call>", "<think>", "{}", "a b", "https://example.test/?q=1",
                  "\\t", "\\/", "</function>")
@@ -55,6 +59,10 @@ SENTENCES = ("Sure, I can help with that.", "Let me check the page first.", "I w
              "if (ready) { submit();", "I recommend the first one.", "Calling the tool now.",
              "Type {\" to start", "See the docs for <function> usage.", "Refusing: that is unsafe.")
 QUOTE_INTROS = ("> ", "For example: ", "You could write ", '"', "The model said: ", "`")
+# What may stand beside explicit syntax on its line (SPEC 5.6): prose makes it narration; the
+# empty string, whitespace and one comma do not, two commas, a bullet or backticks do.
+BESIDE_BEFORE = ("", "", "", "  ", "\t", "- ", "1. ", "For example: ", "`", "\u00a0", "<think>x</think>")
+BESIDE_AFTER = ("", "", "", " ", ",", " , ", ",,", " and that is all.", "`", "\u2028", " is how I would do it.")
 
 
 # --- fields -------------------------------------------------------------------------------
@@ -116,7 +124,9 @@ def near_miss(rng: random.Random, name: str) -> str:
 
 
 def call_name(rng: random.Random, allowed: tuple[str, ...]) -> str:
-    if allowed and rng.random() < 0.65:
+    # Mostly an allowed name: one refused attempt stops every call of a response (SPEC 5.12), so
+    # responses of several segments still reach calls.
+    if allowed and rng.random() < 0.8:
         return rng.choice(allowed)
     return near_miss(rng, rng.choice(allowed) if allowed else "click")
 
@@ -135,7 +145,7 @@ def call_object(rng: random.Random, name: str) -> str:
     if roll < 0.75:
         return ('{"type":"function","function":{"name":' + quoted + ',"arguments":'
                 + string_encoded(arguments) + '},"id":"c1"}')
-    if roll < 0.8:
+    if roll < 0.88:
         return '{"name":' + quoted + ',"arguments":' + string_encoded(arguments) + "}"
     return refused_call_object(rng, quoted, arguments)
 
@@ -210,11 +220,24 @@ def tag_body(rng: random.Random, allowed: tuple[str, ...]) -> str:
 
 
 def tagged(rng: random.Random, allowed: tuple[str, ...]) -> str:
-    """One of the three tags around a body; sometimes unclosed, so its opener is refused."""
+    """One of the three tags around a body; sometimes unclosed, so its opener is refused, or
+    nested in more openers of its kind (SPEC 5.6, 5.12)."""
     opener, closer = rng.choice(TAGS)
     padding = rng.choice(("", "\n", " "))
     closing = "" if rng.random() < 0.1 else padding + closer
-    return opener + padding + tag_body(rng, allowed) + closing
+    nested = rng.choice((1, 2, 3, 34)) if rng.random() < 0.08 else 1
+    return opener * nested + padding + tag_body(rng, allowed) + closing * rng.choice((1, nested))
+
+
+def beside(rng: random.Random, explicit: str) -> str:
+    """Explicit syntax with what stands beside it on its line: the own-line rule for regions."""
+    return rng.choice(BESIDE_BEFORE) + explicit + rng.choice(BESIDE_AFTER)
+
+
+def explicit_on_a_line(rng: random.Random, allowed: tuple[str, ...]) -> str:
+    """One to three tags or XML functions sharing a line, with what stands beside them."""
+    regions = [rng.choice((tagged, xml_element))(rng, allowed) for _ in range(rng.choice((1, 1, 2, 3)))]
+    return beside(rng, rng.choice(("", " ", ",", ", ", ",,")).join(regions))
 
 
 def xml_parameter(rng: random.Random, key: str) -> str:
@@ -281,7 +304,7 @@ def quoted_call(rng: random.Random, allowed: tuple[str, ...]) -> str:
 SEGMENT_COUNTS = (1, 1, 2, 2, 2, 3, 3, 4, 5, 6)  # mostly short responses, up to six segments
 SEGMENTS = (prose, prose, prose, bare_own_line, bare_own_line, bare_mid_sentence, call_syntax_own_line,
             call_syntax_inline, tagged, tagged, xml_element, xml_unclosed, fence, fence, think_block,
-            quoted_call)
+            quoted_call, explicit_on_a_line)
 
 
 def whole_response_array(rng: random.Random, allowed: tuple[str, ...]) -> str:
@@ -492,7 +515,23 @@ def parse_text_near_cap(rng: random.Random) -> str:
         return astral_straddling(rng, call + "\n", len(call) + 1, PARSE_CAP_UNITS)
     if roll == 3:
         return "{}" * (LISTED_REJECTIONS + rng.randint(-1, 1))  # the listed-rejections cap
+    if rng.random() < 0.5:
+        return calls_around_the_cap(rng, call)
     return "\n".join([call] * (LISTED_REJECTIONS + rng.randint(-1, 1))) + "\n{\"name\":\"nope\"}"
+
+
+def calls_around_the_cap(rng: random.Random, call: str) -> str:
+    """MAX_CALLS - 1 .. MAX_CALLS + 2 calls in one response (SPEC 5.12): tags on a line, own
+    lines, or a whole-response array; sometimes with a refused one among them."""
+    calls = [call] * (MAX_CALLS + rng.randint(-1, 2))
+    if rng.random() < 0.2:
+        calls[rng.randrange(len(calls))] = '{"name":"nope"}'
+    layout = rng.randrange(3)
+    if layout == 0:
+        return "".join("<tool_call>" + c + "</tool_call>" for c in calls)
+    if layout == 1:
+        return "\n".join(calls)
+    return "[" + ",".join(calls) + "]"
 
 
 def repair_text_near_cap(rng: random.Random) -> str:
@@ -508,8 +547,8 @@ def repair_text_near_cap(rng: random.Random) -> str:
 
 
 def caps(rng: random.Random, target: FuzzTarget) -> dict:
-    """Texts of cap-2 .. cap+2 UTF-16 units, astral characters across the boundary, and the
-    64-entry rejection list's edge."""
+    """Texts of cap-2 .. cap+2 UTF-16 units, astral characters across the boundary, the
+    64-entry rejection list's edge, and responses of about 16 calls (the calls' cap)."""
     if target.entry_name == "parse":
         return fields(target, parse_text_near_cap(rng), ("click", "navigate", "read_page"))
     return fields(target, repair_text_near_cap(rng))
