@@ -326,7 +326,7 @@ TAG_KINDS = [
 
 @pytest.mark.parametrize("opener,closer", TAG_KINDS)
 def test_tag_with_object(opener, closer):
-    text = "I'll do it: " + opener + CLICK + closer + " right away."
+    text = "I'll do it:\n" + opener + CLICK + closer + "\nright away."
     call = only_call(text)
     assert call["format"] == "tagged"
     assert call["arguments"] == CLICK_ARGS
@@ -387,7 +387,7 @@ def test_tag_with_two_xml_functions(opener, closer):
 
 @pytest.mark.parametrize("opener,closer", TAG_KINDS)
 def test_unclosed_tag(opener, closer):
-    text = "Doing it " + opener + CLICK
+    text = "Doing it\n" + opener + CLICK
     verdict = parse(text)
     assert verdict["calls"] == []
     assert {"format": "tagged", "name": None, "reason": "unclosed-tag",
@@ -398,9 +398,12 @@ def test_unclosed_tag(opener, closer):
 def test_opener_reopened_before_its_closer_is_unclosed(opener, closer):
     text = opener + SIMPLE + opener + READ + closer
     verdict = parse(text)
-    assert [c["name"] for c in verdict["calls"]] == ["read_page"]
+    # the first opener is an unclosed attempt, so the call of the second does not run (SPEC 5.12)
+    assert verdict["calls"] == []
     assert verdict["rejected"][0] == {"format": "tagged", "name": None, "reason": "unclosed-tag",
                                       "span": [0, len(opener)]}
+    # (the second tag has the first call glued before it on its line: it is narration)
+    assert [(r["name"], r["reason"]) for r in verdict["rejected"][1:]] == [("click", "not-own-line"), ("read_page", "not-own-line")]
 
 
 @pytest.mark.parametrize("opener,closer", TAG_KINDS)
@@ -445,14 +448,16 @@ def test_tagged_call_syntax_rejections(body, reason, name):
 
 
 def test_tags_of_different_kinds_in_document_order():
-    text = ("<functioncall>" + READ + "</functioncall> and <tool_call>" + SIMPLE + "</tool_call> and <|tool_call|>"
+    text = ("<functioncall>" + READ + "</functioncall>\n<tool_call>" + SIMPLE + "</tool_call>, <|tool_call|>"
             + NAV + "<|/tool_call|>")
     assert names(text) == ["read_page", "click", "navigate"]
 
 
-def test_tagged_calls_are_explicit_even_mid_sentence():
+def test_tagged_calls_mid_sentence_are_narration():
     text = "I will now run <tool_call>" + SIMPLE + "</tool_call> as asked."
-    assert names(text) == ["click"]
+    assert names(text) == []
+    assert parse(text)["rejected"] == [{"format": "tagged", "name": "click", "reason": "not-own-line",
+                                        "span": [text.index(SIMPLE), text.index(SIMPLE) + len(SIMPLE)]}]
 
 
 # ================================================================ XML functions
@@ -527,10 +532,12 @@ def test_xml_rejections(text, reason):
 def test_xml_unclosed_function_is_refused_on_its_own(opener):
     text = opener + "click><parameter=x>1</parameter>\n" + READ
     verdict = parse(text)
-    assert verdict["rejected"] == [{"format": "xml", "name": None, "reason": "unclosed-tag",
-                                    "span": [0, len(opener)]}]
-    # only the opener is claimed: an own-line call after it still runs
-    assert [(c["name"], c["format"]) for c in verdict["calls"]] == [("read_page", "bare")]
+    # only the opener is claimed, so the own-line call after it is still a candidate; but the
+    # unclosed opener is a refused attempt, and the call is refused with it (SPEC 5.12)
+    assert verdict["calls"] == []
+    assert verdict["rejected"] == [{"format": "xml", "name": None, "reason": "unclosed-tag", "span": [0, len(opener)]},
+                                   {"format": "bare", "name": "read_page", "reason": "sibling-rejected",
+                                    "span": [text.index(READ), text.index(READ) + len(READ)]}]
 
 
 def test_xml_lone_surrogate_in_value_is_rejected():
@@ -538,14 +545,18 @@ def test_xml_lone_surrogate_in_value_is_rejected():
     assert reasons(text) == ["lone-surrogate"]
 
 
-def test_xml_calls_are_explicit_even_mid_sentence_and_in_order():
-    text = "Run <function=click></function> then <function=read_page></function>."
+def test_xml_calls_on_their_own_lines_run_in_order_and_mid_sentence_are_narration():
+    text = "Run these:\n<function=click></function>\n<function=read_page></function>\nthen stop."
     verdict = parse(text)
     assert [c["name"] for c in verdict["calls"]] == ["click", "read_page"]
     assert [span_text(text, c["span"]) for c in verdict["calls"]] == [
         "<function=click></function>",
         "<function=read_page></function>",
     ]
+    text = "Run <function=click></function> then <function=read_page></function>."
+    verdict = parse(text)
+    assert verdict["calls"] == []
+    assert [(r["name"], r["reason"]) for r in verdict["rejected"]] == [("click", "not-own-line"), ("read_page", "not-own-line")]
 
 
 def test_not_a_function_opener_is_ignored():
@@ -932,8 +943,8 @@ def test_the_listed_rejections_are_the_first_in_verdict_order_across_passes():
 
 
 def test_calls_are_never_cut():
-    verdict = parse("{}" * 100 + "\n" + "\n".join([CLICK] * 100))
-    assert len(verdict["calls"]) == 100
+    verdict = parse("{}" * 100 + "\n" + "\n".join([CLICK] * 16))  # 16: the most a response may hold
+    assert len(verdict["calls"]) == 16
     assert (len(verdict["rejected"]), verdict["rejected_omitted"]) == (64, 36)
 
 
@@ -976,10 +987,14 @@ def test_past_the_cap_a_narrated_call_written_on_its_own_line_runs():
 
 
 def test_past_the_cap_refusals_of_every_kind_are_counted():
-    text = "\n".join(["{}"] * 70 + ["x{}", "{} x", "call:nope{}", "call:nope{}", "x call:click{}", SIMPLE, "{}x{}"])
+    text = "\n".join(["{}"] * 70 + ["x{}", "{} x", "x call:click{}", SIMPLE, "{}x{}"])
     verdict = parse(text)
     assert [call["name"] for call in verdict["calls"]] == ["click"]
-    assert verdict["rejected_omitted"] == 6 + 5 + 2
+    assert verdict["rejected_omitted"] == 6 + 3 + 2
+    # a refused call:nope past the cap is only counted, and still an attempt: the call stops too
+    verdict = parse(text + "\ncall:nope{}\ncall:nope{}")
+    assert verdict["calls"] == []
+    assert verdict["rejected_omitted"] == 6 + 3 + 2 + 2 + 1
 
 
 def test_a_batch_refused_first_lists_63_siblings_and_counts_the_rest():
@@ -1009,8 +1024,8 @@ def test_spans_count_utf16_units_after_astral_characters():
 def test_spans_after_astral_characters_in_every_format():
     p = "\U0001f600 "
     cases = {
-        "tagged": p + "<tool_call>" + SIMPLE + "</tool_call>",
-        "xml": p + "<function=click></function>",
+        "tagged": p + "\n<tool_call>" + SIMPLE + "</tool_call>",
+        "xml": p + "\n<function=click></function>",
         "fenced": p + "\n```json\n" + SIMPLE + "\n```",
         "bare": p + "\n" + SIMPLE,
         "bare-call": p + '\ncall:click{"x":1}',
@@ -1232,7 +1247,7 @@ def test_tag_inside_string_of_unclosed_object_does_not_run():
 
 
 def test_quotes_outside_braces_are_prose():
-    text = 'say "<tool_call>' + SIMPLE + '</tool_call>"'
+    text = 'say "\n<tool_call>' + SIMPLE + '</tool_call>\n"'
     assert names(text) == ["click"]
 
 
@@ -1253,10 +1268,11 @@ def test_tag_may_hold_xml_and_xml_may_hold_a_tag_in_document_order():
     text = "<tool_call><function=write><parameter=c><tool_call>x</tool_call></parameter></function></tool_call>"
     verdict = parse(text)
     # the outer tag's closer comes after another <tool_call>, so only its opener is refused; the
-    # XML element then claims its region, and the quoted tag is its value
-    assert verdict["rejected"] == [{"format": "tagged", "name": None, "reason": "unclosed-tag", "span": [0, 11]}]
-    assert verdict["calls"] == [{"name": "write", "arguments": {"c": "<tool_call>x</tool_call>"}, "format": "xml",
-                                 "span": [11, 87]}]
+    # XML element then claims its region (the quoted tag is its value), and the stray
+    # </tool_call> after it on the line makes it narration
+    assert verdict["rejected"] == [{"format": "tagged", "name": None, "reason": "unclosed-tag", "span": [0, 11]},
+                                   {"format": "xml", "name": "write", "reason": "not-own-line", "span": [11, 87]}]
+    assert verdict["calls"] == []
     text = "<function=write><parameter=c><tool_call>x</tool_call></parameter></function>"
     assert only_call(text)["arguments"] == {"c": "<tool_call>x</tool_call>"}
 
@@ -1302,18 +1318,20 @@ def test_stray_brace_that_closes_later_swallows_the_call():
                                     "span": [5, len(text)]}]
 
 
-def test_unclosed_tag_then_call_on_its_own_line_runs_as_bare():
+def test_unclosed_tag_then_call_on_its_own_line_is_refused_with_it():
     text = "<tool_call>\n" + SIMPLE
     verdict = parse(text)
-    assert [(c["name"], c["format"]) for c in verdict["calls"]] == [("click", "bare")]
-    assert [r["reason"] for r in verdict["rejected"]] == ["unclosed-tag"]
+    assert verdict["calls"] == []
+    assert [(r["reason"], r["format"]) for r in verdict["rejected"]] == [("unclosed-tag", "tagged"), ("sibling-rejected", "bare")]
 
 
-def test_strict_array_fails_so_elements_run_one_by_one():
+def test_strict_array_fails_so_elements_are_judged_one_by_one():
     text = '[\n{"name":"click"},\n{"name":"delete_all"},\n]'
     verdict = parse(text)
-    assert [(c["name"], c["format"]) for c in verdict["calls"]] == [("click", "bare")]
-    assert [(r["name"], r["reason"]) for r in verdict["rejected"]] == [("delete_all", "not-allowed")]
+    # bare candidates on their own lines, in one response: the refused one stops the other
+    assert verdict["calls"] == []
+    assert [(r["name"], r["reason"], r["format"]) for r in verdict["rejected"]] == [
+        ("click", "sibling-rejected", "bare"), ("delete_all", "not-allowed", "bare")]
 
 
 # ================================================================ unterminated quotes in XML values
@@ -1336,14 +1354,18 @@ def test_unterminated_quote_hides_openers_on_the_rest_of_its_line():
     text = ('<function=write><parameter=c>{"a</parameter></function> '
             "<function=click><parameter=x>1</parameter></function>")
     verdict = parse(text, ["write", "click"])
-    assert verdict["calls"] == [{"name": "write", "arguments": {"c": '{"a'}, "format": "xml", "span": [0, 55]}]
+    # the hidden opener's element is text after write on its line: write is narration
+    assert verdict["calls"] == []
+    assert verdict["rejected"] == [{"format": "xml", "name": "write", "reason": "not-own-line", "span": [0, 55]}]
 
 
 def test_unterminated_quote_in_a_tag_body_does_not_swallow_the_next_tag():
     text = '<tool_call>{"a</tool_call>\n<tool_call>{"name":"click"}</tool_call>'
     verdict = parse(text)
-    assert [(c["name"], c["span"]) for c in verdict["calls"]] == [("click", [38, 54])]
-    assert verdict["rejected"] == [{"format": "tagged", "name": None, "reason": "invalid-json", "span": [11, 14]}]
+    # the second tag is its own region (its call's span is exact), refused with the first (SPEC 5.12)
+    assert verdict["calls"] == []
+    assert verdict["rejected"] == [{"format": "tagged", "name": None, "reason": "invalid-json", "span": [11, 14]},
+                                   {"format": "tagged", "name": "click", "reason": "sibling-rejected", "span": [38, 54]}]
 
 
 # ================================================================ XML closers always count
@@ -1356,9 +1378,11 @@ def test_quoted_string_spanning_two_functions_does_not_merge_them():
     text = ('<function=write><parameter=a>{"</parameter></function><function=click><parameter=b>"}</parameter>'
             "</function>")
     verdict = parse(text, ["write", "click"])
-    # write runs with exactly its value; click's opener sits inside the JSON-looking string, and
-    # openers skip strings, so click does not run (fail closed)
-    assert verdict["calls"] == [{"name": "write", "arguments": {"a": '{"'}, "format": "xml", "span": [0, 54]}]
+    # write ends at its own closer (its span is exactly its element); click's opener sits inside
+    # the JSON-looking string, and openers skip strings, so click is never a region, and the text
+    # it leaves after write on the line makes write narration (fail closed)
+    assert verdict["calls"] == []
+    assert verdict["rejected"] == [{"format": "xml", "name": "write", "reason": "not-own-line", "span": [0, 54]}]
 
 
 def test_quoted_string_spanning_two_parameters_does_not_merge_them():
