@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 
+from .. import api
 from ..project.config import load_project
 from ..reports import summary
+from ..reports.progress import Progress
 from ..results import build, compare
-from ..results.shards import in_shard, parse_shard
+from ..results.shards import parse_shard
 from ..run.parity import select_engines
 from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, check_output,
-                     check_report_outputs, load, print_failures, run, stderr, write, write_reports)
+                     check_report_outputs, controller, print_failures, write, write_reports)
 from .compare import load_result, print_changes
 
 
@@ -36,15 +39,15 @@ def main(args) -> int:
     shard = _shard(args.shard)
     reports = check_report_outputs(args)
     baseline = load_result(args.baseline) if args.baseline else None
-    corpus, problems = load(args, project)
-    for problem in problems:
-        stderr(f"corpus: {problem}")
-    cases = [case for case in corpus.cases if shard is None or in_shard(case.id, shard)]
-    result = run(project, cases, engines, args,
-                 deviation_cases=None if args.corpus else {case.id for case in corpus.cases})
-    result.extra_problems += [f"corpus: {p}" for p in problems]
+    bars = Progress(sys.stderr, engines)
+    try:
+        outcome = api.run(project, engines=engines, corpus=args.corpus, shard=shard, case_timeout_s=args.case_timeout,
+                          budget_s=args.timeout, jobs=args.jobs, controller=controller(), progress=bars.update,
+                          log=bars.log)
+    finally:
+        bars.finish()
+    result, document = outcome.result, outcome.document
     print(summary.summary_table(result))
-    document = build.json_result(result, project, corpus.files, problems, corpus.tags)
     write_errors = [
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(result)),

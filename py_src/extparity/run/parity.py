@@ -15,7 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
@@ -158,6 +158,18 @@ def adapter_hashes(project: Project) -> dict[str, dict[str, str]]:
     return adapters
 
 
+def judge_runs(project: Project, cases: list[Case], runs: Mapping[str, EngineRun],
+               deviation_cases: set[str] | None = None) -> tuple[list[CaseResult], list[str]]:
+    """Every case judged across the engines in ``runs`` (in their order): against the project's
+    reference when it is one of them, else pairwise; with the known deviations of those
+    engines. Also the known-deviations file's problems (``deviation_cases``: the whole corpus's
+    ids, so that an entry naming no case is one; None for a partial corpus)."""
+    deviations, problems = load_deviations(project.known_deviations, project.engines, deviation_cases,
+                                           selected=list(runs))
+    reference = project.reference if project.reference in runs else None
+    return judge(cases, runs, reference, project.entries, deviations), problems
+
+
 def run_parity(
     project: Project,
     cases: list[Case],
@@ -208,14 +220,12 @@ def run_parity(
     via_message = {name: runs[name] for name in engine_names if project.engines[name].via == "message"}
     via_modules = {name: run for name, run in runs.items() if name not in via_message}
     background, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
-    deviations, deviation_problems = load_deviations(project.known_deviations, project.engines, deviation_cases,
-                                                     selected=engine_names)
-    reference = project.reference if project.reference in engine_names else None
+    results, deviation_problems = judge_runs(project, cases, runs, deviation_cases)
     return RunResult(
         engines=list(engine_names),
-        reference=reference,
+        reference=project.reference if project.reference in runs else None,
         runs=runs,
-        results=judge(cases, runs, reference, project.entries, deviations),
+        results=results,
         module_problems=link_problems + module_problems(project, hashes, via_modules),
         disk_hashes=hashes,
         background_hashes=background,
