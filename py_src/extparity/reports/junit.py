@@ -83,7 +83,7 @@ def _engine_suite(document: dict, engine: str) -> ET.Element:
             ET.SubElement(element, "error", type=cell, message=message).text = message
         elif cell != Outcome.PASS:
             failure = ET.SubElement(element, "failure", type=cell, message=message)
-            failure.text = _text(_failure_body(document, case, engine, cell, notes))
+            failure.text = _text(failure_body(document, case, engine, cell, notes))
         cases.append(element)
     suite = _suite(engine, cases)
     properties = ET.Element("properties")
@@ -95,7 +95,7 @@ def _engine_suite(document: dict, engine: str) -> ET.Element:
     return suite
 
 
-def _failure_body(document: dict, case: dict, engine: str, cell: str, notes: list[str]) -> str:
+def failure_body(document: dict, case: dict, engine: str, cell: str, notes: list[str]) -> str:
     """The reason, then what a person needs to see it: the diff against the verdict this
     engine was judged by, or for an unmet expectation the expectation and the verdict."""
     given = verdicts(case)
