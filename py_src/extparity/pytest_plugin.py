@@ -87,8 +87,7 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     parity = parent.config.stash[state_key]
-    if parity.enabled and not parity.collected and file_path.resolve() == parity.project.path:
-        parity.collected = True
+    if parity.enabled and file_path.resolve() == parity.project.path:
         return ParityFile.from_parent(parent, path=file_path)
     return None
 
@@ -96,9 +95,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     parity = config.stash[state_key]
-    if not parity.enabled or parity.collected or config.args_source == pytest.Config.ArgsSource.ARGS:
+    if (not parity.enabled or config.args_source == pytest.Config.ArgsSource.ARGS
+            or any(isinstance(item, ParityItem) for item in items)):  # collected by path already
         return
-    parity.collected = True
     items.extend(session.genitems(ParityFile.from_parent(session, path=parity.project.path)))
 
 
@@ -123,7 +122,6 @@ class ParitySession:
         self.config = config
         option = config.getoption("extparity")
         self.enabled: bool = bool(config.getini(ENABLED_INI) if option is None else option)
-        self.collected = False
         self.runs: list[dict[str, Any]] = []  # where the run happened, for the summary
         self._project: Project | None = None
         self._corpus: Corpus | None = None
