@@ -127,11 +127,13 @@ class ParitySession:
         self._corpus: Corpus | None = None
         self._engines: list[str] | None = None
         self._document: ResultDocument | None = None
+        self._error: str | None = None  # why the run could not finish: told once, not retried per item
         self._cases: dict[str, dict[str, Any]] = {}
 
     def check_usage(self) -> None:
-        """A bad config or option is a usage error before anything is collected."""
-        self.engines  # noqa: B018  (loads the project and checks the engine names)
+        """A bad config or option is a usage error before anything is collected: this loads
+        the project and checks the engine names."""
+        self._engines = self.engines
 
     def _usage(self, error: Exception) -> pytest.UsageError:
         return pytest.UsageError(f"extparity: {error}")
@@ -181,12 +183,19 @@ class ParitySession:
 
     def document(self) -> ResultDocument:
         """The run's JSON result; the first call in the session (across workers) runs it."""
+        if self._error is not None:
+            raise ParityFailure(f"the parity run could not finish: {self._error}")
         if self._document is None:
             workerinput = getattr(self.config, "workerinput", None)
-            if workerinput is None:
-                self._document = self._run("this process")
-            else:
-                self._document = self._shared(Path(self.config.getoption("basetemp")).parent, workerinput["workerid"])
+            try:
+                if workerinput is None:
+                    self._document = self._run("this process")
+                else:
+                    self._document = self._shared(Path(self.config.getoption("basetemp")).parent,
+                                                  workerinput["workerid"])
+            except Exception as error:
+                self._error = f"{type(error).__name__}: {error}"
+                raise
         return self._document
 
     def _shared(self, folder: Path, worker: str) -> ResultDocument:
