@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import extparity
 from extparity import api, cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +34,7 @@ def shaped(tmp_path_factory):
     root = tmp_path_factory.mktemp("api") / "shaped"
     shutil.copytree(ROOT / "tests/extensions/shaped", root)
     shutil.copyfile(root / "chrome/lib/parser/scan.js", root / "firefox/lib/parser/scan.js")
-    project = extparity.load_project(root / "pyproject.toml")
+    project = api.load_project(root / "pyproject.toml")
     outcome = api.run(project, engines=ENGINES)
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         code = cli.main(["--config", str(root / "pyproject.toml"), "run", "--engines", ",".join(ENGINES),
@@ -48,7 +47,7 @@ def test_run_gives_the_bytes_and_the_verdict_of_extparity_run(shaped):
     assert code == 0 and outcome.ok and outcome.failures == []
     api.write_result(outcome.document, root / "api.json")
     assert (root / "api.json").read_bytes() == (root / "run.json").read_bytes()
-    assert extparity.read_result(root / "api.json") == outcome.document
+    assert api.read_result(root / "api.json") == outcome.document
 
 
 def test_judge_is_the_judgement_run_applied(shaped):
@@ -67,7 +66,7 @@ def test_behaviour_changes_names_a_call_that_now_executes(shaped):
     new = {**old, "cases": [dict(case) for case in old["cases"]]}
     (prose,) = [case for case in new["cases"] if case["id"] == "prose-only"]
     prose["verdict"] = '{"calls":[{"name":"open","arguments":{}}]}'
-    changes = extparity.behaviour_changes(old, new)
+    changes = api.behaviour_changes(old, new)
     assert {(c.case, c.engine, c.kind, c.detail) for c in changes} == {
         ("prose-only", engine, "now-executes", "open") for engine in ENGINES}
 

@@ -14,9 +14,10 @@ reads. A typical use::
         print(line)
     changes = api.behaviour_changes(api.read_result("out/last-release.json"), outcome.document)
 
-The internals (stage packages such as ``extparity.run.parity``) may change between minor
-versions; the names in ``__all__`` change only with the major version, and the CHANGELOG
-says so.
+Import it as ``extparity.api``: the package root holds only ``__version__`` (the results import
+it, so re-exporting this module there would be an import circle). The internals (stage packages
+such as ``extparity.run.parity``) may change between minor versions; the names in ``__all__``
+change only with the major version, and the CHANGELOG says so.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from .corpus.cases import Case, Corpus, load_corpus as _load_corpus
 from .engines.base import EngineRun
 from .engines.driver import Controller
 from .project.atomic import write_atomic
-from .project.config import ConfigError, Project, load_project
+from .project.config import Project, load_project
+from .project.errors import ConfigError
 from .reports.summary import failure_lines
 from .results import build
 from .results.compare import Change, Comparison, behaviour_changes, compare
@@ -65,8 +67,8 @@ class Run:
 
     @property
     def ok(self) -> bool:
-        """Whether `extparity run` would exit 0 on this run."""
-        return not self.failures
+        """Whether the run passed (``run.outcomes.run_passes``): `extparity run` exits 0 on it."""
+        return not self.result.failed
 
 
 def load_corpus(project: Project, paths: Sequence[str | Path] | None = None) -> Corpus:

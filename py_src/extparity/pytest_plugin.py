@@ -295,16 +295,16 @@ class CellItem(ParityItem):
 
     def runtest(self) -> None:
         from .reports.junit import failure_body
-        from .run.judge import KNOWN, PASS
+        from .run.outcomes import Outcome
 
         case = self.parity.case(self.case.id)
         if case is None or self.engine not in case["cells"]:
             raise ParityFailure(f"{self.case.id}: not in the run's result for {self.engine}")
         cell = case["cells"][self.engine]
         notes = case.get("notes", {}).get(self.engine, [])
-        if cell == KNOWN:
+        if cell == Outcome.KNOWN:
             pytest.xfail("; ".join(notes))
-        if cell != PASS:
+        if cell != Outcome.PASS:
             body = failure_body(self.parity.document(), case, self.engine, cell, notes)
             raise ParityFailure(f"{self.engine} {cell} ({self.case.file}:{self.case.line}): {body}")
 
