@@ -180,7 +180,7 @@ def test_workers_share_one_run_and_k_and_x_select_without_changing_the_judgement
     assert outcomes["pyproject.toml::v8-chrome::planted"] == "FAILED"
 
 
-def test_the_ini_option_enables_it_and_named_paths_leave_it_out(pytester):
+def test_the_ini_option_enables_it_and_named_paths_or_o_extparity_false_leave_it_out(pytester):
     root = shaped_copy(pytester)
     config = root / "pyproject.toml"
     config.write_text(config.read_text(encoding="utf-8") + "\n[tool.pytest.ini_options]\nextparity = true\n",
@@ -191,8 +191,9 @@ def test_the_ini_option_enables_it_and_named_paths_leave_it_out(pytester):
     assert collected[:5] == ["pyproject.toml::corpus", "pyproject.toml::modules", "pyproject.toml::known-deviations",
                              "pyproject.toml::engine[quickjs-chrome]", "pyproject.toml::quickjs-chrome::one-call"]
     assert len(collected) == 4 + 6 + 1 and "test_other.py::test_other" in collected
-    result = pytester.runpytest_subprocess("--collect-only", "-q", "test_other.py")
-    assert [line for line in result.stdout.lines if "::" in line] == ["test_other.py::test_other"]
+    for leave_out in (["test_other.py"], ["-o", "extparity=false"]):
+        result = pytester.runpytest_subprocess("--collect-only", "-q", *leave_out)
+        assert [line for line in result.stdout.lines if "::" in line] == ["test_other.py::test_other"]
     result = pytester.runpytest_subprocess("--collect-only", "-q", "pyproject.toml", "--extparity-engines", "v8-chrome")
     assert [line for line in result.stdout.lines if "::" in line][-1] == "pyproject.toml::v8-chrome::bad-json-line"
 
