@@ -187,10 +187,10 @@ class BrowserSession(Session):
             engine.check_executable()
             self.loop.call(self.start, engine.startup_timeout_s)
         except TimeoutError:
-            detail = getattr(self, "phase", "start-up")
+            detail = f"{getattr(self, 'phase', 'start-up')}: no answer within {engine.startup_timeout_s:g}s"
+            hint = self.startup_hint()  # before close(), which deletes the profile it may read
             self.close()
-            raise EngineStartError(f"{detail}: no answer within {engine.startup_timeout_s:g}s"
-                                   f"{self.startup_hint()}") from None
+            raise EngineStartError(detail + hint) from None
         except EngineStartError:
             self.close()
             raise

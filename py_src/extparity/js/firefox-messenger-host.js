@@ -12,7 +12,7 @@
   setInterval(() => { browser.runtime.getPlatformInfo().catch(() => {}); }, 10000);
   const start = () => {
     const frame = document.createElement("iframe");
-    frame.src = "extparity-messenger.html";
+    frame.src = "/extparity-messenger.html";  // from the root: the page may be in any folder
     document.documentElement.appendChild(frame);
   };
   if (document.readyState === "complete") start();

@@ -11,6 +11,13 @@
     fetch(ENDPOINT + "background-error", { method: "POST", headers: { "Content-Type": "text/plain" }, body: text })
       .catch(() => {});
   };
+  // First, "I run": without it, the harness cannot tell a page that never loaded this script.
+  fetch(ENDPOINT + "sentinel", { method: "POST", body: "" }).catch(() => {});
+  // The document's scripts, the probe last, have run by its load event: a probe silent after it
+  // did not load.
+  addEventListener("load", () => {
+    fetch(ENDPOINT + "loaded", { method: "POST", body: "" }).catch(() => {});
+  }, { once: true });
   addEventListener("error", (event) => {
     const target = event.target;
     if (target && target !== globalThis && target.tagName) {  // a <script> that failed to load

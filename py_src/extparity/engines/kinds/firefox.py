@@ -9,7 +9,9 @@ What the harness changes, in the packed copy only (the tree on disk is never tou
 
 * adds ``extparity-sentinel.js`` first and ``extparity-probe.js`` last among the background's
   scripts (``background.scripts`` in the manifest, or ``<script>`` tags in the packed copy of a
-  ``background.page``); the sentinel reports a background that throws at start-up;
+  ``background.page``, referenced from the add-on's root so that a page in any folder loads
+  them); the sentinel reports that it runs, the page's load event and a background that throws
+  at start-up, so a page that never ran the harness's scripts is named within seconds;
 * when the manifest has no ``browser_specific_settings.gecko.id``, adds one (Firefox installs an
   add-on from a profile only under its id). No permission, CSP or other key changes: the
   server's CORS headers make the loopback fetches legal as shipped.
@@ -39,6 +41,7 @@ import threading
 import time
 import uuid
 import zipfile
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -51,11 +54,16 @@ from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_conf
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
 MESSENGER_PAGE, MESSENGER = "extparity-messenger.html", "extparity-messenger.js"
 ADDED = (SENTINEL, PROBE, MESSENGER_PAGE, MESSENGER)
-MESSENGER_HTML = f'<!doctype html>\n<meta charset="utf-8">\n<script src="{MESSENGER}"></script>\n'
+MESSENGER_HTML = f'<!doctype html>\n<meta charset="utf-8">\n<script src="/{MESSENGER}"></script>\n'
 LONG_POLL_S = 20.0
 # Playwright 1.65 sends emulation.setMediaFeaturesOverride over BiDi, which Firefox ESR 153 does
 # not know: its sessions then crash mid-run (seen with 1.65.2). Newer Firefoxes are not refused.
 BIDI_BREAK_PLAYWRIGHT, BIDI_BREAK_NEWEST_FIREFOX = (1, 65), 153
+# Once Firefox is up with the add-on enabled (Playwright's launch returned, or the profile's
+# add-on database lists it as active), its background runs the sentinel within a second or two
+# (usually before the launch returns); this much longer without it means the page never loaded
+# the harness's scripts.
+SENTINEL_WAIT_S = 8.0
 
 
 class FirefoxEngine(BrowserEngine):
@@ -76,18 +84,30 @@ class FirefoxSession(BrowserSession):
         self.phase = "packing the add-on"
         subject = self.engine.subject()
         self.server = ProbeServer(probe_config(subject))
-        self.gecko_id = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject)
+        self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject)
         self.phase = "launching Firefox"
         self.playwright = await async_playwright().start()
-        prefs = {**firefox_prefs(self.gecko_id), **self.engine.options.get("prefs", {})}
+        prefs = {**firefox_prefs(self.addon.gecko_id), **self.engine.options.get("prefs", {})}
         self.launch = asyncio.ensure_future(self.playwright.firefox.launch_persistent_context(
             str(self.profile), channel="moz-firefox", executable_path=self.engine.executable, headless=True,
             firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000))
         self.phase = "waiting for the extension's background"
         # The probe reports before Playwright's launch call returns: wait for whichever says more.
+        enabled_at, looked_at = None, 0.0
         while not self.server.ready and not self.server.fatal:
             if self.launch.done() and self.launch.exception() is not None:
                 raise self.launch.exception()
+            now = time.monotonic()
+            if not self.server.sentinel_ran and now - looked_at > 0.25:
+                looked_at = now
+                if enabled_at is None and (self.launch.done() or addon_enabled(self.profile, self.addon.gecko_id)):
+                    enabled_at = now
+                if enabled_at is not None and now - enabled_at > SENTINEL_WAIT_S:
+                    raise EngineStartError(self.scripts_not_run(f"within {SENTINEL_WAIT_S:g}s of Firefox starting "
+                                                                f"with the add-on"))
+            loaded_at = self.server.page_loaded_at
+            if not self.server.probe_ran and loaded_at is not None and now - loaded_at > SENTINEL_WAIT_S:
+                raise EngineStartError(self.scripts_not_run(f"within {SENTINEL_WAIT_S:g}s of its load event"))
             await asyncio.sleep(0.02)
         if self.server.fatal:
             await asyncio.sleep(0.3)  # the sentinel's report of the same failure says more
@@ -99,8 +119,24 @@ class FirefoxSession(BrowserSession):
         self.module_hashes = self.server.hashes
         self.engine.browser_version = self.server.browser_version
 
+    def scripts_not_run(self, when: str) -> str:
+        """Which of the harness's scripts never reported, from which page they were to load, and
+        what the sentinel saw fail to load there."""
+        silent = [name for name, ran in ((SENTINEL, self.server.sentinel_ran), (PROBE, self.server.probe_ran))
+                  if not ran]
+        seen = f"; the background reported: {' | '.join(self.server.background_errors[:3])}" \
+            if self.server.background_errors else ""
+        return f"{self.addon.background} did not run the harness's {' or '.join('/' + name for name in silent)} {when}{seen}"
+
     def startup_hint(self) -> str:
-        return "; " + addon_state(self.profile, getattr(self, "gecko_id", ""))
+        server, addon = getattr(self, "server", None), getattr(self, "addon", None)
+        if server is None or addon is None:
+            return ""
+        if server.sentinel_ran and server.probe_ran:
+            return "; the harness's scripts ran in the background, but the probe never reported ready"
+        if addon_enabled(self.profile, addon.gecko_id):
+            return "; " + self.scripts_not_run("although Firefox enabled the add-on")
+        return "; " + addon_state(self.profile, addon.gecko_id)
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
@@ -158,6 +194,15 @@ def firefox_prefs(gecko_id: str) -> dict[str, Any]:
     }
 
 
+def addon_enabled(profile: Path, gecko_id: str) -> bool:
+    """Whether the profile's add-on database lists the add-on as active."""
+    try:
+        addons = json.loads((profile / "extensions.json").read_text(encoding="utf-8"))["addons"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return any(isinstance(a, dict) and a.get("id") == gecko_id and a.get("active") for a in addons)
+
+
 def addon_state(profile: Path, gecko_id: str) -> str:
     """What the profile's add-on database says, to tell "not installed" from "probe hung"."""
     try:
@@ -181,8 +226,15 @@ def gecko_id_of(manifest: dict, tree: Path) -> tuple[str, bool]:
     return f"extparity-{digest}@extparity.invalid", True
 
 
-def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -> str:
-    """Zip ``tree`` as shipped, plus the sentinel and the probe; return the add-on id."""
+@dataclass(frozen=True)
+class PackedAddon:
+    gecko_id: str
+    background: str  # where the harness's scripts are referenced, for error messages
+
+
+def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -> PackedAddon:
+    """Zip ``tree`` as shipped, plus the sentinel and the probe; return the add-on's id and
+    where its background references them."""
     try:
         manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -204,8 +256,10 @@ def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -
         except OSError as exc:
             raise EngineStartError(f"background page {page}: {exc.strerror}") from None
         replaced[page] = _with_scripts(html, page).encode("utf-8")
+        where = f"the background page {page}"
     elif isinstance(background.get("scripts"), list):
         background["scripts"] = [SENTINEL, *background["scripts"], PROBE]
+        where = "background.scripts"
     else:
         raise EngineStartError("manifest.json: Firefox needs background.scripts or background.page "
                                "(a service_worker alone is disabled in Firefox)")
@@ -227,17 +281,18 @@ def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -
         zf.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
         for name, text in added.items():
             zf.writestr(name, text)
-    return gecko_id
+    return PackedAddon(gecko_id, where)
 
 
 def _with_scripts(html: str, page: str) -> str:
-    """The background page with the sentinel first in <head> and the probe last in <body>."""
+    """The background page with the sentinel first in <head> and the probe last in <body>.
+    Both are referenced from the add-on's root, so a page in any folder loads them."""
     head = re.search(r"<head[^>]*>", html, re.IGNORECASE)
     body_end = html.lower().rfind("</body>")
     if head is None:
         raise EngineStartError(f"background page {page}: no <head> to put the sentinel in")
-    sentinel = f'<script src="{SENTINEL}"></script>'
-    probe = f'<script src="{PROBE}"></script>'
+    sentinel = f'<script src="/{SENTINEL}"></script>'
+    probe = f'<script src="/{PROBE}"></script>'
     html = html[:head.end()] + sentinel + html[head.end():]
     body_end = html.lower().rfind("</body>")
     return html + probe if body_end < 0 else html[:body_end] + probe + html[body_end:]
@@ -259,6 +314,9 @@ class ProbeServer:
         self.fatal: str | None = None
         self.hashes: dict[str, str] = {}
         self.background_errors: list[str] = []
+        self.sentinel_ran = False  # the sentinel said it runs
+        self.probe_ran = False  # the probe asked for its config
+        self.page_loaded_at: float | None = None  # when the sentinel saw the background's load event
         self._token = secrets.token_hex(16)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -312,6 +370,10 @@ class ProbeServer:
                 self.ready = True
             elif route == "fatal":
                 self.fatal = body[:4000]
+            elif route == "sentinel":
+                self.sentinel_ran = True
+            elif route == "loaded":
+                self.page_loaded_at = time.monotonic()
             elif route == "background-error":
                 self.background_errors.append(body[:2000])
             else:
@@ -346,6 +408,7 @@ class ProbeServer:
             def do_GET(self) -> None:
                 route = self.path[len(prefix):] if self.path.startswith(prefix) else None
                 if route == "config":
+                    server.probe_ran = True
                     return self._reply(200, server._config, "application/json")
                 if route == "next":
                     chunk = server._take()

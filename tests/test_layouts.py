@@ -1,0 +1,158 @@
+"""Extensions as they are laid out in the wild: a Firefox background page in a subfolder, trees
+that differ by design between the browsers, known deviations that must not sway the vote.
+
+`tests/extensions/subfolder` is such an extension: Chrome runs `src/background.js` as a service
+worker, Firefox the background page `src/background.html`; the backgrounds, one page and the
+manifests differ by design, the parser in `src/lib` is one file in both trees, and the
+background imports `src/lib/settings.js` lazily, inside a function. Its parser writes numbers
+with the engine's own `JSON.stringify`, so QuickJS-ng's 17-digit text for 2**-24 is a known
+deviation of one case.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from extparity import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
+WEB_EXT = ROOT / ".tools/node_modules/.bin/web-ext"
+ENGINES = ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox", "chromium", "firefox"]
+EVERY_ENGINE = [*ENGINES, "chromium-background", "firefox-background"]  # the gate's messages add the last two
+CASES = ["one-call", "two-calls", "not-allowed", "tiny-factor"]
+
+
+def call_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def copy_subfolder(tmp_path: Path) -> Path:
+    """A copy of the extension whose web-ext path points at this checkout's."""
+    copy = tmp_path / "subfolder"
+    shutil.copytree(SUBFOLDER, copy)
+    config = copy / "pyproject.toml"
+    config.write_text(config.read_text().replace('"../../../.tools/node_modules/.bin/web-ext"', json.dumps(str(WEB_EXT))))
+    return copy
+
+
+def run_result(tmp_path: Path, config: Path, *args: str) -> tuple[int, str, dict]:
+    out = tmp_path / "result.json"
+    code, _, stderr = call_cli("--config", str(config), "run", "--json", str(out), *args)
+    return code, stderr, json.loads(out.read_text())
+
+
+# --- 1. A Firefox background page anywhere in the tree ------------------------------------------
+
+def test_every_engine_runs_the_extension_whose_firefox_background_page_is_in_a_subfolder(tmp_path):
+    """Both ways in: the modules imported in the add-on's origin, and the background page's own
+    runtime.onMessage listener, reached from a frame the probe adds (from the add-on's root)."""
+    code, stderr, result = run_result(tmp_path, SUBFOLDER / "pyproject.toml")
+    assert {name: engine["status"] for name, engine in result["engines"].items()} == dict.fromkeys(EVERY_ENGINE, "ok"), stderr
+    assert code == 0, stderr
+    cells = {case["id"]: case["cells"] for case in result["cases"]}
+    assert cells["tiny-factor"] == {**dict.fromkeys(EVERY_ENGINE, "pass"), "quickjs-chrome": "known", "quickjs-firefox": "known"}
+    assert all(cells[case] == dict.fromkeys(EVERY_ENGINE, "pass") for case in CASES if case != "tiny-factor")
+    tiny = next(case for case in result["cases"] if case["id"] == "tiny-factor")
+    assert json.loads(tiny["verdict"]) == {"calls": [{"name": "zoom", "arguments": {"factor": 2 ** -24}}]}
+    assert "5.960464477539063e-8" in tiny["verdict"]  # the shortest round trip, as V8 and SpiderMonkey write it
+
+
+FIREFOX_LAYOUTS = {
+    "mv2-scripts-without-gecko-id": {"manifest_version": 2, "background": {"scripts": ["src/background.js"]}},
+    "mv3-scripts-with-gecko-id": {"background": {"scripts": ["src/background.js"], "type": "module"}},
+    "mv3-page-in-a-deeper-folder-without-gecko-id": {"background": {"page": "src/pages/bg/background.html"}},
+}
+
+
+@pytest.mark.parametrize("layout", list(FIREFOX_LAYOUTS))
+def test_firefox_starts_the_extension_whatever_its_background_layout(tmp_path, layout):
+    copy = copy_subfolder(tmp_path)
+    manifest = json.loads((copy / "firefox/manifest.json").read_text())
+    manifest.update(FIREFOX_LAYOUTS[layout])
+    if "without-gecko-id" in layout:
+        del manifest["browser_specific_settings"]
+    if manifest["manifest_version"] == 2:  # a classic script: the parser module is imported lazily
+        (copy / "firefox/src/background.js").write_text(
+            "browser.runtime.onMessage.addListener(async (message) => {\n"
+            "  const { parseCalls } = await import(\"./lib/parser.js\");\n"
+            "  return { verdict: parseCalls(message.text, message.allowed) };\n});\n")
+    if "deeper-folder" in layout:
+        page = copy / "firefox/src/pages/bg/background.html"
+        page.parent.mkdir(parents=True)
+        page.write_text((copy / "firefox/src/background.html").read_text().replace('src="background.js"', 'src="../../background.js"'))
+    (copy / "firefox/manifest.json").write_text(json.dumps(manifest, indent=2))
+    code, stderr, result = run_result(tmp_path, copy / "pyproject.toml", "--engines", "firefox,v8-chrome")
+    assert result["engines"]["firefox"]["status"] == "ok", stderr
+    assert code == 0, stderr
+    assert {case["id"]: case["cells"]["firefox"] for case in result["cases"]} == dict.fromkeys(CASES, "pass")
+
+
+def test_a_background_page_that_never_runs_the_probe_is_named_within_seconds(tmp_path):
+    """A `<base>` pointing at another add-on sends the page's later root-relative scripts there:
+    the error names the page, the harness's script that did not run and what failed to load,
+    within seconds of the page's load event instead of after the 60 s start-up time-out."""
+    copy = copy_subfolder(tmp_path)
+    page = copy / "firefox/src/background.html"
+    page.write_text(page.read_text().replace(
+        '<meta charset="utf-8">', '<meta charset="utf-8"><base href="moz-extension://00000000-0000-4000-8000-000000000000/">'))
+    started = time.monotonic()
+    code, stderr, result = run_result(tmp_path, copy / "pyproject.toml", "--engines", "firefox")
+    firefox = result["engines"]["firefox"]
+    assert code == 1 and firefox["status"] == "crashed"
+    assert firefox["detail"].startswith("the background page src/background.html did not run the harness's "
+                                        "/extparity-probe.js within 8s of its load event; the background reported: ")
+    assert "failed to load moz-extension://00000000-0000-4000-8000-000000000000/extparity-probe.js" in firefox["detail"]
+    assert "extensions.json" not in stderr
+    assert time.monotonic() - started < 45
+
+
+# --- 2. Known deviations take no part in the vote -----------------------------------------------
+
+@pytest.mark.parametrize("engines", [
+    ["quickjs-chrome", "v8-chrome"],
+    ["quickjs-chrome", "quickjs-firefox", "v8-chrome"],
+    ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox"],
+    ENGINES,
+], ids=lambda engines: f"{len(engines)}-engines")
+def test_a_known_deviation_passes_whatever_the_number_of_engines(tmp_path, engines):
+    code, stderr, result = run_result(tmp_path, SUBFOLDER / "pyproject.toml", "--engines", ",".join(engines))
+    tiny = next(case for case in result["cases"] if case["id"] == "tiny-factor")
+    known = {"quickjs-chrome", "quickjs-firefox"}
+    assert tiny["cells"] == {name: "known" if name in known else "pass" for name in engines}, stderr
+    assert "5.960464477539063e-8" in tiny["verdict"]  # the baseline is the engines expected to agree
+    assert code == 0, stderr
+
+
+def test_a_known_deviation_engine_that_agrees_with_the_voters_is_stale(tmp_path):
+    copy = copy_subfolder(tmp_path)
+    deviations = json.loads((copy / "corpus/known-deviations.json").read_text())
+    deviations[0]["engines"] = ["quickjs-chrome", "v8-chrome"]  # v8 writes the shortest text: it does not deviate
+    (copy / "corpus/known-deviations.json").write_text(json.dumps(deviations))
+    code, _, result = run_result(tmp_path, copy / "pyproject.toml", "--engines", "quickjs-chrome,v8-chrome,spidermonkey-firefox")
+    tiny = next(case for case in result["cases"] if case["id"] == "tiny-factor")
+    assert code == 1
+    assert tiny["cells"] == {"quickjs-chrome": "known", "v8-chrome": "unexpected-pass", "spidermonkey-firefox": "pass"}
+
+
+def test_an_engine_outside_the_known_deviation_still_fails_against_the_voters(tmp_path):
+    copy = copy_subfolder(tmp_path)
+    deviations = json.loads((copy / "corpus/known-deviations.json").read_text())
+    deviations[0]["engines"] = ["quickjs-chrome"]  # quickjs-firefox deviates too, unrecorded
+    (copy / "corpus/known-deviations.json").write_text(json.dumps(deviations))
+    code, _, result = run_result(tmp_path, copy / "pyproject.toml", "--engines", "quickjs-chrome,quickjs-firefox,v8-chrome")
+    tiny = next(case for case in result["cases"] if case["id"] == "tiny-factor")
+    assert code == 1
+    # the voters are quickjs-firefox and v8-chrome, split one to one: neither is the baseline
+    assert tiny["cells"] == {"quickjs-chrome": "known", "quickjs-firefox": "diverges", "v8-chrome": "diverges"}
