@@ -6,6 +6,8 @@ engine outside the unique largest group diverges, and with no unique largest gro
 does (two engines that disagree are both suspects). A verdict that agrees is then checked
 against the case's expectation. Known deviations are data (wptrunner's expectation files): a
 failing cell they cover becomes "known", and a covered cell that now passes is a stale entry.
+The engines a case's known deviation covers do not vote on that case's baseline: it is the
+reference's, or the majority of the engines expected to agree.
 """
 
 from __future__ import annotations
@@ -47,21 +49,31 @@ def judge(cases: list[Case], runs: Mapping[str, EngineRun], reference: str | Non
     return [judge_case(case, runs, reference, entries[case.fn], deviations.get(case.id)) for case in cases]
 
 
+def _grouped(verdicts: Mapping[str, str]) -> list[tuple[str, list[str]]]:
+    """(verdict, engines that gave it), the largest group first (ties in run order)."""
+    by_verdict: dict[str, list[str]] = {}
+    for name, verdict in verdicts.items():
+        by_verdict.setdefault(verdict, []).append(name)
+    return sorted(by_verdict.items(), key=lambda item: -len(item[1]))
+
+
 def judge_case(case: Case, runs: Mapping[str, EngineRun], reference: str | None, entry: Entry,
                known: Deviation | None) -> CaseResult:
     result = CaseResult(case)
     result.verdicts = {name: run.verdicts[case.id] for name, run in runs.items() if case.id in run.verdicts}
-    by_verdict: dict[str, list[str]] = {}
-    for name, verdict in result.verdicts.items():
-        by_verdict.setdefault(verdict, []).append(name)
-    ordered = sorted(by_verdict.items(), key=lambda item: -len(item[1]))
+    ordered = _grouped(result.verdicts)
     result.groups = [names for _, names in ordered]
-    if reference in result.verdicts:
+    # Engines a known deviation covers take no part in the vote: whether the others pass must not
+    # depend on how many deviating engines run. Only when none of the others gave a verdict do
+    # they vote, so there is still a baseline to call them stale against.
+    voters = {name: verdict for name, verdict in result.verdicts.items() if not (known and name in known.engines)}
+    votes = _grouped(voters or result.verdicts)
+    if reference in voters:
         result.baseline, against = result.verdicts[reference], f"differs from {reference}"
-    elif len(ordered) == 1 or (ordered and len(ordered[0][1]) > len(ordered[1][1])):
-        result.baseline, against = ordered[0][0], f"differs from the majority ({', '.join(ordered[0][1])})"
+    elif len(votes) == 1 or (votes and len(votes[0][1]) > len(votes[1][1])):
+        result.baseline, against = votes[0][0], f"differs from the majority ({', '.join(votes[0][1])})"
     else:
-        against = "no majority: " + " | ".join(", ".join(names) for names in result.groups)
+        against = "no majority: " + " | ".join(", ".join(names) for _, names in votes)
     checked: dict[str, list[str]] = {}
     for name, run in runs.items():
         notes: list[str] = []
