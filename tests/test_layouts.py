@@ -156,3 +156,39 @@ def test_an_engine_outside_the_known_deviation_still_fails_against_the_voters(tm
     assert code == 1
     # the voters are quickjs-firefox and v8-chrome, split one to one: neither is the baseline
     assert tiny["cells"] == {"quickjs-chrome": "known", "quickjs-firefox": "diverges", "v8-chrome": "diverges"}
+
+
+# --- 3. The gate for trees built per browser ----------------------------------------------------
+
+def test_a_lazy_import_inside_a_function_is_followed_but_not_loaded_at_start_up(tmp_path):
+    from extparity.subject.tree_checks import background_closure, background_on_demand
+
+    tree = SUBFOLDER / "chrome"
+    manifest = json.loads((tree / "manifest.json").read_text())
+    assert background_closure(tree, manifest) == ["src/lib/lines.js", "src/lib/parser.js", "src/lib/settings.js",
+                                                  "src/background.js"]
+    assert background_on_demand(tree, manifest) == ["src/lib/settings.js"]
+    eager = tmp_path / "eager"
+    shutil.copytree(tree, eager)
+    script = eager / "src/background.js"  # the same import() at the top level runs at start-up
+    script.write_text(script.read_text() + 'import("./lib/settings.js");\n')
+    assert background_on_demand(eager, manifest) == []
+
+
+def test_a_script_the_background_loads_at_start_up_but_the_browser_did_not_is_said_plainly():
+    from extparity.engines.base import EngineRun
+    from extparity.project.config import load_project
+    from extparity.run.parity import background_hashes, module_problems
+
+    project = load_project(SUBFOLDER / "pyproject.toml")
+    background, on_demand, problems = background_hashes(project, ["chrome"])
+    assert problems == [] and on_demand == {"chrome": ["src/lib/settings.js"]}
+    loaded = dict(background["chrome"])
+    del loaded["src/lib/settings.js"]  # what Chromium's service worker parses at start-up
+    assert module_problems(project, {}, {"chromium-background": EngineRun(module_hashes=loaded)}, background, on_demand) == []
+    del loaded["src/lib/lines.js"]
+    loaded["src/extra.js"] = "0" * 64
+    assert module_problems(project, {}, {"chromium-background": EngineRun(module_hashes=loaded)}, background, on_demand) == [
+        "src/extra.js: chromium-background loaded 000000000000, which the chrome tree's background does not load",
+        "src/lib/lines.js: chromium-background did not load it, but the chrome tree's background loads it at start-up",
+    ]

@@ -305,9 +305,12 @@ def background_check(tested: Project, result: RunResult, browsers: dict[str, set
     if not loaders:
         problems.append("no browser reported the scripts its background loaded (no engine went through the "
                         "background: see entry points)")
+    lazy = sorted(set().union(*map(set, result.background_on_demand.values())))
+    on_demand = (f"; {', '.join(lazy)} {'is' if len(lazy) == 1 else 'are'} imported only inside a function: "
+                 f"the same in every tree, not required to load at start-up" if lazy else "")
     return check("background", problems,
                  f"{' and '.join(names)} backgrounds load the same {len(scripts)} scripts ({', '.join(scripts)}), "
-                 f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes")
+                 f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes{on_demand}")
 
 
 def parity_check(result: RunResult) -> Check:

@@ -26,7 +26,7 @@ from ..project.errors import ConfigError
 from ..project.hashing import sha256_hex
 from ..project.kinds import build_engine
 from ..subject.linker import LinkError, module_graph
-from ..subject.tree_checks import background_closure, load_manifest
+from ..subject.tree_checks import background_closure, background_on_demand, load_manifest
 from .judge import CaseResult, judge
 from .outcomes import run_passes
 
@@ -57,6 +57,7 @@ class RunResult:
     disk_hashes: dict[str, dict[str, str]]  # module -> tree -> sha256 ("missing" where absent)
     background_hashes: dict[str, dict[str, str]]  # tree -> script the background loads -> sha256
     background_problems: list[str]  # message-path engines that loaded other scripts than the background's
+    background_on_demand: dict[str, list[str]]  # tree -> background scripts only a lazy import() reaches
     adapters: dict[str, dict[str, str]]  # entry -> {"path", "sha256"}
     deviation_problems: list[str]
     wall_s: float = 0.0
@@ -85,9 +86,11 @@ def disk_hashes(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]
     return {path: dict(sorted(by_tree.items())) for path, by_tree in sorted(hashes.items())}, problems
 
 
-def background_hashes(project: Project, trees: list[str]) -> tuple[dict[str, dict[str, str]], list[str]]:
-    """For each tree, every script its background loads (read statically), hashed."""
+def background_hashes(project: Project, trees: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, list[str]], list[str]]:
+    """For each tree, every script its background loads (read statically), hashed; the scripts
+    of those that only an ``import()`` inside a function reaches (loaded on demand, if ever)."""
     hashes: dict[str, dict[str, str]] = {}
+    on_demand: dict[str, list[str]] = {}
     problems = []
     for tree in sorted(trees):
         root = project.trees[tree]
@@ -97,9 +100,10 @@ def background_hashes(project: Project, trees: list[str]) -> tuple[dict[str, dic
                 raise LinkError(error)
             hashes[tree] = {path: sha256_hex((root / path).read_bytes())
                             for path in sorted(background_closure(root, manifest))}
+            on_demand[tree] = sorted(background_on_demand(root, manifest))
         except LinkError as exc:
             problems.append(f"tree {tree}: its background: {exc}")
-    return hashes, problems
+    return hashes, on_demand, problems
 
 
 def expected_hashes(project: Project, name: str, hashes: dict[str, dict[str, str]],
@@ -113,8 +117,11 @@ def expected_hashes(project: Project, name: str, hashes: dict[str, dict[str, str
 
 
 def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: dict[str, EngineRun],
-                    background: dict[str, dict[str, str]] | None = None) -> list[str]:
-    """Twins must be one file on disk, and every engine must have loaded exactly those bytes."""
+                    background: dict[str, dict[str, str]] | None = None,
+                    on_demand: dict[str, list[str]] | None = None) -> list[str]:
+    """Twins must be one file on disk, and every engine must have loaded exactly those bytes.
+    A background script loaded only on demand (``on_demand``) need not have been loaded; when
+    it was, its bytes must match too."""
     problems = []
     for module, by_tree in hashes.items():
         missing = [tree for tree, digest in by_tree.items() if digest == "missing"]
@@ -134,13 +141,19 @@ def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: d
                 problems.append(f"{name}: gave verdicts but reported no hashes of the {tree} tree's modules it loaded")
             continue
         on_disk = expected_hashes(project, name, hashes, background or {})
-        what = "its background" if project.engines[name].via == "message" else "the"
+        via_message = project.engines[name].via == "message"
+        lazy = set((on_demand or {}).get(tree, ())) if via_message else set()
+        reaches, not_reached = ((f"the {tree} tree's background loads it at start-up",
+                                 f"the {tree} tree's background does not load") if via_message else
+                                (f"the entries reach it in the {tree} tree", f"the entries do not reach in the {tree} tree"))
         for module in sorted(set(on_disk) | set(run.module_hashes)):
             loaded, expected = run.module_hashes.get(module), on_disk.get(module)
+            if loaded is None and module in lazy:
+                continue  # never loaded at start-up; its identity across trees is the trees check's
             if loaded is None:
-                problems.append(f"{module}: {name} did not load it, but {what} {tree} tree on disk has it")
+                problems.append(f"{module}: {name} did not load it, but {reaches}")
             elif expected is None:
-                problems.append(f"{module}: {name} loaded {loaded[:12]}, which {what} {tree} tree on disk does not load")
+                problems.append(f"{module}: {name} loaded {loaded[:12]}, which {not_reached}")
             elif loaded != expected:
                 problems.append(f"{module}: {name} loaded {loaded[:12]}, but the {tree} tree on disk "
                                 f"is {expected[:12]}")
@@ -219,7 +232,7 @@ def run_parity(
     hashes, link_problems = disk_hashes(project)
     via_message = {name: runs[name] for name in engine_names if project.engines[name].via == "message"}
     via_modules = {name: run for name, run in runs.items() if name not in via_message}
-    background, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
+    background, on_demand, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
     results, deviation_problems = judge_runs(project, cases, runs, deviation_cases)
     return RunResult(
         engines=list(engine_names),
@@ -229,7 +242,8 @@ def run_parity(
         module_problems=link_problems + module_problems(project, hashes, via_modules),
         disk_hashes=hashes,
         background_hashes=background,
-        background_problems=background_problems + module_problems(project, {}, via_message, background),
+        background_problems=background_problems + module_problems(project, {}, via_message, background, on_demand),
+        background_on_demand=on_demand,
         adapters=adapter_hashes(project),
         deviation_problems=deviation_problems,
         wall_s=time.perf_counter() - started,

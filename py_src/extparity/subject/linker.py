@@ -127,15 +127,18 @@ def _same_bytes(root: Path, files: dict[str, bytes]) -> bool:
         return False
 
 
-def import_closure(root: Path, entries: Iterable[str]) -> list[str]:
+def import_closure(root: Path, entries: Iterable[str], *, lazy: bool = True) -> list[str]:
     """Every file reachable from ``entries`` through static imports, re-exports and literal
     ``import()``, entries included, dependencies first. Nothing is linked, so what only a script
     form cannot express (cycles, live bindings) is fine here; a specifier that cannot be
-    resolved (bare, computed) is still a ``LinkError``: the closure would be a guess."""
-    return _walk_imports(root, entries, cycles_allowed=True)[0]
+    resolved (bare, computed) is still a ``LinkError``: the closure would be a guess.
+
+    ``lazy=False`` leaves out the ``import()`` calls inside functions: what loading the entries
+    runs at once, not what a later call may load on demand."""
+    return _walk_imports(root, entries, cycles_allowed=True, lazy=lazy)[0]
 
 
-def _walk_imports(root: Path, entries: Iterable[str], cycles_allowed: bool):
+def _walk_imports(root: Path, entries: Iterable[str], cycles_allowed: bool, lazy: bool = True):
     parser = _parser()
     parsed: dict[str, tuple[bytes, object, bytes, tuple[str, ...]]] = {}
     order: list[str] = []
@@ -151,7 +154,7 @@ def _walk_imports(root: Path, entries: Iterable[str], cycles_allowed: bool):
         data = _read(root, path, trail)
         source = _decode(data, path).encode("utf-8")
         tree = parser.parse(source)
-        imports = tuple(_dependencies(path, tree, source))
+        imports = tuple(_dependencies(path, tree, source, lazy=lazy))
         parsed[path] = (data, tree, source, imports)
         for target in imports:
             visit(target, trail + (path,))
@@ -243,8 +246,22 @@ def _walk(node):
         stack.extend(reversed(current.children))
 
 
-def _dependencies(path: str, tree, source: bytes) -> list[str]:
-    """Resolved specifiers of static imports, re-exports and literal ``import()`` calls."""
+FUNCTION_NODES = frozenset({"function_declaration", "function_expression", "function", "arrow_function",
+                            "method_definition", "generator_function_declaration", "generator_function"})
+
+
+def _inside_function(node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in FUNCTION_NODES:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _dependencies(path: str, tree, source: bytes, *, lazy: bool = True) -> list[str]:
+    """Resolved specifiers of static imports, re-exports and literal ``import()`` calls (without
+    ``lazy``, not those inside a function, which run only when it is called)."""
     found: list[str] = []
     root = tree.root_node
     if root.has_error:
@@ -256,6 +273,8 @@ def _dependencies(path: str, tree, source: bytes) -> list[str]:
         if node.type in ("import_statement", "export_statement") and node.child_by_field_name("source"):
             found.append(_resolve(path, _string_value(node.child_by_field_name("source"), source, where), where))
         elif node.type == "call_expression" and node.child_by_field_name("function").type == "import":
+            if not lazy and _inside_function(node):
+                continue
             arguments = [c for c in node.child_by_field_name("arguments").named_children]
             if len(arguments) != 1 or arguments[0].type != "string":
                 raise LinkError(f"{where}: import() with a computed specifier cannot be linked: {_text(node, source)[:80]}")

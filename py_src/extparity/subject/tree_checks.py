@@ -204,9 +204,18 @@ def background_scripts(tree: Path, manifest: dict) -> list[str]:
 
 
 def background_closure(tree: Path, manifest: dict) -> list[str]:
-    """Every script the background loads, by static reading: its scripts and their imports.
+    """Every script the background loads, by static reading: its scripts and their imports,
+    the lazy ``import()`` inside functions included (they must be the same bytes everywhere too).
     Raises ``LinkError`` when that cannot be known (a missing file, a computed import)."""
     return import_closure(Path(tree), background_scripts(tree, manifest))
+
+
+def background_on_demand(tree: Path, manifest: dict) -> list[str]:
+    """The scripts of the background closure that only an ``import()`` inside a function
+    reaches: loaded when that function runs, so a browser need not have loaded them at start-up."""
+    scripts = background_scripts(tree, manifest)
+    at_start = set(import_closure(Path(tree), scripts, lazy=False))
+    return [path for path in import_closure(Path(tree), scripts) if path not in at_start]
 
 
 def check_manifests(trees: Mapping[str, Path], browsers: Mapping[str, Iterable[str]]) -> list[str]:
