@@ -9,7 +9,9 @@ that cannot fail proves nothing.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -81,14 +83,16 @@ def edit_json(path: Path, change) -> None:
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-def test_flipped_byte_is_reported(ext: Path):
+def test_flipped_byte_is_reported_counted_from_1_as_cmp_counts(ext: Path):
     target = ext / "firefox" / "inspector.js"
     data = bytearray(target.read_bytes())
     data[100] ^= 0x01
     target.write_bytes(bytes(data))
     assert tree_checks.compare_trees(trees(ext), BROWSER_GLUE) == [
-        "inspector.js: differs between chrome and firefox (first at byte 100)"
+        "inspector.js: differs between chrome and firefox (first at byte 101)"
     ]
+    cmp = subprocess.run(["cmp", ext / "chrome" / "inspector.js", target], capture_output=True, text=True)
+    assert re.search(r"differ: (?:char|byte) 101,", cmp.stdout), cmp.stdout
 
 
 def test_file_in_one_tree_only_is_reported(ext: Path):
@@ -112,7 +116,7 @@ def test_any_number_of_trees_by_any_names(ext: Path):
     shutil.copytree(ext / "chrome", third)
     (third / "inspector.css").write_text("edge\n")
     assert tree_checks.compare_trees({"chrome": ext / "chrome", "firefox": ext / "firefox", "edge": third}) == [
-        "inspector.css: differs between chrome and edge (first at byte 0)"
+        "inspector.css: differs between chrome and edge (first at byte 1)"
     ]
 
 

@@ -272,7 +272,7 @@ def test_a_parser_that_differs_only_in_the_service_worker_and_a_drifted_dynamic_
     outcome = copy.gate("--allow-stale")
     assert outcome.code == 1
     assert outcome.failing() == {"trees", "parity"}
-    assert outcome.reason("trees") == "src/agent/format.js: differs between chrome and firefox (first at byte 22)"
+    assert outcome.reason("trees") == "src/agent/format.js: differs between chrome and firefox (first at byte 23)"
     assert outcome.reason("parity") == (
         "parse-not-allowed [chromium-background] DIVERGES: differs from python  (corpus/parse/basic.jsonl:4)")
     # --allow-stale: the stale entry is said, not failed
@@ -326,7 +326,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity"}
     assert outcome.reason("corpus") == "no cases: a gate on zero cases proves nothing"
     first = css.read_bytes().index(b"{ ")
-    assert outcome.reason("trees") == f"inspector.css: differs between chrome and firefox (first at byte {first + 1}) (and 1 more)"
+    assert outcome.reason("trees") == f"inspector.css: differs between chrome and firefox (first at byte {first + 2}) (and 1 more)"
     assert outcome.json["gate"]["checks"][CHECKS.index("trees")]["problems"][1] == \
         "glue gone.js: in no tree ([tool.extparity.gate].glue)"
     assert outcome.reason("release") == (

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..gate import acknowledgements, policy
 from ..gate.checks import run_gate
+from ..gate.suggest import suggest
 from ..project.config import load_project
 from ..reports import summary
 from ..results import build
@@ -26,6 +27,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    parser.add_argument("--suggest", action="store_true",
+                        help="run nothing: print the glue and manifest_keys the trees need, each with the reason found")
     parser.set_defaults(handler=main)
 
 
@@ -46,6 +49,8 @@ def main(args) -> int:
     """Exit 0 when every check passes, 1 when any fails (each says why on one line), 2 on a
     usage or config error found before anything ran."""
     project = load_project(args.config)
+    if args.suggest:
+        return print_suggestion(project)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
     baseline, acknowledged = policy_inputs(args)
     corpus, problems = load(args, project)
@@ -76,3 +81,11 @@ def main(args) -> int:
         return 1
     print(f"\ngate PASSED: all {len(gate.checks)} checks")
     return 0
+
+
+def print_suggestion(project) -> int:
+    """Exit 0 when every difference can be declared; 1 when one is drift in the verified code
+    (listed, never suggested)."""
+    found = suggest(project)
+    print(found.toml(str(project.path)), end="")
+    return 1 if found.drift else 0

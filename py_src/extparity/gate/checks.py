@@ -9,8 +9,8 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
 
 * corpus        - cases exist, for every entry, at least the configured minimum;
 * trees         - every file but manifest.json and the declared glue is byte-identical;
-* manifests     - key by key equal but for the declared keys; each accepted by its browser;
-                  every file they reach exists;
+* manifests     - key by key equal but for the declared keys; each meets its browsers' rules;
+                  every file they reach exists; the line says which engines loaded which;
 * release       - manifests, package.json and the newest changelog entry state one version;
 * policy        - every tree is loaded by a browser; with a baseline (the last release's result),
                   no weakening of the gate's own rules that is not acknowledged (``policy``);
@@ -117,9 +117,9 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
              acknowledged: Acknowledgements | None = None) -> GateResult:
     browsers = browsers_by_tree(project)
     applied = policy.record(project, corpus)
-    checks = [corpus_check(project, corpus), trees_check(project), manifests_check(project, browsers),
-              release_check(project),
-              check("policy", *policy.judge(applied, [case.id for case in corpus.cases], baseline, acknowledged))]
+    checks = [corpus_check(project, corpus), trees_check(project)]
+    release = release_check(project)
+    policy_check = check("policy", *policy.judge(applied, [case.id for case in corpus.cases], baseline, acknowledged))
     unpacked_root = project.gate.dist / UNPACKED
     shutil.rmtree(unpacked_root, ignore_errors=True)
     try:
@@ -135,7 +135,8 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
         finally:
             for lint in lints.values():
                 lint.stop()
-        checks.append(artifacts_check(tested, built, artifact_problems))
+        checks += [manifests_check(project, browsers, result), release, policy_check,
+                   artifacts_check(tested, built, artifact_problems)]
         if linted:
             checks.append(check("web-ext lint", [f"{tree}: {p}" for tree, r in linted.items() for p in r.problems],
                                 "; ".join(f"{tree}: {r.line}" for tree, r in linted.items())))
@@ -173,7 +174,9 @@ def trees_check(project: Project) -> Check:
                                     f"(manifest.json compared key by key; glue: {', '.join(glue) or 'none'})")
 
 
-def manifests_check(project: Project, browsers: dict[str, set[str]]) -> Check:
+def manifests_check(project: Project, browsers: dict[str, set[str]], result: RunResult) -> Check:
+    """Static rules, and which browser engines actually loaded each tree's manifest in this run:
+    the line never says a browser accepted a manifest it did not load."""
     problems = tree_checks.check_manifests(project.trees, browsers)
     manifests = {}
     for name, tree in project.trees.items():
@@ -184,10 +187,21 @@ def manifests_check(project: Project, browsers: dict[str, set[str]]) -> Check:
     reached = set()
     for name, manifest in manifests.items():
         reached |= set(tree_checks.reachable_files(project.trees[name], manifest)[0])
-    rules = ", ".join(f"{name} by {' and '.join(sorted(kinds))}" for name, kinds in browsers.items() if kinds)
+    loaded = []
+    for tree, kinds in browsers.items():
+        where = f"{tree}/{tree_checks.MANIFEST}"
+        for kind in sorted(kinds):
+            engines = [name for name, spec in project.engines.items()
+                       if spec.tree == tree and spec.kind == kind and name in result.runs]
+            ok = [name for name in engines if result.runs[name].status == "ok"]
+            if ok:
+                loaded.append(f"{where} by {', '.join(ok)}")
+            else:  # the engines' own lines fail the gate; this one only must not claim acceptance
+                why = "; ".join(f"{name} {result.runs[name].status}" for name in engines)
+                loaded.append(f"{where} by no {kind} engine ({why or 'none ran'}: see entry points and parity)")
     return check("manifests", problems,
-                 f"equal key by key but for {', '.join(project.gate.manifest_keys) or 'none'}; accepted "
-                 f"({rules or 'no browser engine'}); {len(reached)} files reached, all present")
+                 f"equal key by key but for {', '.join(project.gate.manifest_keys) or 'none'}; loaded "
+                 f"{'; '.join(loaded) or 'by no browser engine'}; {len(reached)} files reached, all present")
 
 
 def release_check(project: Project) -> Check:

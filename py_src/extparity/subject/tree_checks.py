@@ -29,8 +29,9 @@ def tree_files(tree: Path) -> set[str]:
     return {p.relative_to(tree).as_posix() for p in Path(tree).rglob("*") if p.is_file()}
 
 
-def _first_difference(a: bytes, b: bytes) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+def first_difference(a: bytes, b: bytes) -> int:
+    """The number of the first byte that differs, counted from 1 as ``cmp`` counts."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b))) + 1
 
 
 def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[str]:
@@ -49,7 +50,7 @@ def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[s
             other = (trees[name] / rel).read_bytes()
             if other != first:
                 problems.append(f"{rel}: differs between {names[0]} and {name} "
-                                f"(first at byte {_first_difference(first, other)})")
+                                f"(first at byte {first_difference(first, other)})")
     return problems
 
 
