@@ -269,3 +269,33 @@ def test_the_manifests_check_never_says_a_browser_accepted_a_manifest_it_did_not
             "(firefox crashed; firefox-background crashed: see entry points and parity); 5 files reached, all present") in out
     assert "accepted" not in out.split("manifests: ")[1].split("\n")[0]
     assert "FAIL entry points: firefox-background: crashed: browser not found: /nonexistent/firefox" in out
+
+
+def test_without_message_adapters_the_entry_points_check_says_how_to_add_one(tmp_path):
+    copy = copy_subfolder(tmp_path)
+    with_suggestion(copy)
+    config = copy / "pyproject.toml"
+    config.write_text(config.read_text().replace('messages = { calls = "messages/calls.js" }\n', ""))
+    code, out, _ = call_cli("--config", str(config), "gate", "--jobs", "1")
+    assert code == 1
+    assert ("FAIL entry points: no engine goes through the extension's background: give each entry a message adapter "
+            "in [tool.extparity.gate].messages, a module next to the config, `export default async (send, modules, "
+            "...args) => verdictText`, that sends the message the background answers with the entry's result; if the "
+            "background has no message that runs the entry, add one (a runtime.onMessage listener that calls it and "
+            "replies)\n") in out
+
+
+def test_a_message_no_listener_answers_is_named_with_how_to_add_one(tmp_path):
+    copy = copy_subfolder(tmp_path)
+    with_suggestion(copy)
+    adapter = copy / "messages/calls.js"
+    adapter.write_text(adapter.read_text().replace('type: "parse-calls"', 'type: "run-parser"'))
+    code, out, _ = call_cli("--config", str(copy / "pyproject.toml"), "gate")
+    assert code == 1
+    (line,) = [line for line in out.splitlines() if line.startswith("FAIL entry points: ")]
+    assert line.startswith("FAIL entry points: chromium-background: 4 cases got no answer through the message path "
+                           "(first one-call: Error: the background sent no reply to {\"type\":\"run-parser\",")
+    assert line.endswith(": no runtime.onMessage listener answered it); if the background has no message that runs "
+                         "the entry, add one (a runtime.onMessage listener that calls it and replies) and send it from "
+                         "the entry's message adapter ([tool.extparity.gate].messages; README, \"The message path\") "
+                         "(and 1 more)")

@@ -263,15 +263,27 @@ def artifacts_check(tested: Project, built: list[packing.Artifact], problems: li
     return check("artifacts", problems, f"{shown}; the engines ran on these bytes")
 
 
+ADD_A_LISTENER = ("if the background has no message that runs the entry, add one (a runtime.onMessage listener "
+                  "that calls it and replies)")
+SEND_IT = ("and send it from the entry's message adapter ([tool.extparity.gate].messages; README, "
+           "\"The message path\")")
+
+
 def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, set[str]]) -> Check:
     messengers = [name for name, spec in tested.engines.items() if spec.via == "message"]
-    problems = [f"tree {tree}: no engine reaches its background (configure [tool.extparity.gate].messages)"
-                for tree, kinds in browsers.items()
-                if kinds and not any(tested.engines[name].tree == tree for name in messengers)]
-    if not messengers:
-        problems.append("no engine goes through the extension's background: configure browser engines "
-                        "and [tool.extparity.gate].messages")
-    elif not result.results:
+    if not any(browsers.values()):
+        problems = ["no engine goes through the extension's background: configure browser engines "
+                    "and [tool.extparity.gate].messages"]
+    elif not messengers:
+        problems = ["no engine goes through the extension's background: give each entry a message adapter in "
+                    "[tool.extparity.gate].messages, a module next to the config, `export default async (send, "
+                    "modules, ...args) => verdictText`, that sends the message the background answers with the "
+                    "entry's result; " + ADD_A_LISTENER]
+    else:
+        problems = [f"tree {tree}: no engine reaches its background (configure [tool.extparity.gate].messages)"
+                    for tree, kinds in browsers.items()
+                    if kinds and not any(tested.engines[name].tree == tree for name in messengers)]
+    if messengers and not result.results:
         problems.append("no case went through the backgrounds' message paths (no cases)")
     for name in messengers:
         run = result.runs[name]
@@ -281,8 +293,10 @@ def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, s
         unanswered = [r for r in result.results if r.cells.get(name) in NO_VERDICT]
         if unanswered:
             first = unanswered[0]
+            why = "; ".join(first.notes.get(name, []))
+            hint = f"; {ADD_A_LISTENER} {SEND_IT}" if "the background sent no reply" in why else ""
             problems.append(f"{name}: {len(unanswered)} cases got no answer through the message path "
-                            f"(first {first.case.id}: {'; '.join(first.notes.get(name, []))})")
+                            f"(first {first.case.id}: {why}){hint}")
     return check("entry points", problems, f"{', '.join(messengers)} answered all {len(result.results)} cases "
                                            f"through runtime.sendMessage to the extension's background")
 

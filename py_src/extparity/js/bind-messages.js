@@ -15,6 +15,24 @@
 //   adapters:   {fn: message adapter}
 (function bindMessages(send, namespaces, entries, adapters) {
   "use strict";
+  // A message no listener answers resolves with undefined (Firefox) or rejects with one of these
+  // (Chromium): either way the background has no message that runs the entry, and says so here.
+  var NO_RECEIVER = /Receiving end does not exist|message port closed before a response was received/;
+  function noReply(message, why) {
+    var shown = JSON.stringify(message);
+    shown = shown.length > 80 ? shown.slice(0, 77) + "..." : shown;
+    return new Error("the background sent no reply to " + shown +
+                     ": no runtime.onMessage listener answered it" + (why ? " (" + why + ")" : ""));
+  }
+  function ask(message) {
+    return Promise.resolve(send(message)).then(function (reply) {
+      if (reply === undefined) throw noReply(message, "");
+      return reply;
+    }, function (error) {
+      var text = String(error && error.message || error);
+      throw NO_RECEIVER.test(text) ? noReply(message, text) : error;
+    });
+  }
   var bound = Object.create(null);
   var modules = Object.freeze(Object.assign(Object.create(null), namespaces));
   Object.keys(entries).forEach(function (fn) {
@@ -23,7 +41,7 @@
       throw new Error("entry " + fn + " has no message adapter ([tool.extparity.gate].messages)");
     }
     bound[fn] = function () {
-      return adapter.apply(undefined, [send, modules].concat(Array.prototype.slice.call(arguments)));
+      return adapter.apply(undefined, [ask, modules].concat(Array.prototype.slice.call(arguments)));
     };
   });
   return bound;
