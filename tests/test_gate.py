@@ -206,9 +206,9 @@ def test_a_known_deviation_passes_but_the_summary_counts_it_instead_of_claiming_
     assert first.code == 0, first.out + first.err
     assert first.failing() == set()
     assert first.reason("parity").startswith(f"{CASES - 1} of {CASES} cases agree across")
-    assert first.reason("parity").endswith("; 1 cases (1 cells) are known deviations")
+    assert first.reason("parity").endswith("; 1 case (1 cell) is a known deviation")
     assert "all " not in first.reason("parity")
-    assert first.reason("known deviations").startswith("1 cases (1 cells) are known deviations in known-deviations.json")
+    assert first.reason("known deviations").startswith("1 case (1 cell) is a known deviation in known-deviations.json")
 
 
 def test_two_gate_runs_give_byte_identical_artifacts_and_reports(twice):
@@ -390,7 +390,7 @@ def lint_report(*warnings: str, errors: tuple[str, ...] = ()) -> dict:
 @pytest.mark.parametrize(("found", "allow", "ok", "line"), [
     (lint_report(), (), True, "0 errors, 0 warnings, 0 notices"),
     (lint_report("MISSING_DATA_COLLECTION_PERMISSIONS"), ("MISSING_DATA_COLLECTION_PERMISSIONS",), True,
-     "0 errors, 1 warnings, 0 notices; accepted by config: MISSING_DATA_COLLECTION_PERMISSIONS"),
+     "0 errors, 1 warning, 0 notices; accepted by config: MISSING_DATA_COLLECTION_PERMISSIONS"),
     (lint_report("UNSAFE_VAR_ASSIGNMENT"), (), False, "warning UNSAFE_VAR_ASSIGNMENT (manifest.json): unsafe_var_assignment"),
     (lint_report(errors=("ADDON_ID_REQUIRED",)), ("ADDON_ID_REQUIRED",), False,
      "error ADDON_ID_REQUIRED (manifest.json): addon_id_required (and 1 more)"),

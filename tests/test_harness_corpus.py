@@ -147,10 +147,23 @@ def test_a_missing_tag_registry_is_reported_and_cases_still_load(tmp_path):
     corpus = load_corpus([root], base=tmp_path)
     file_problems = [p for p in corpus.problems if p.line == 0]
     assert [(p.file, p.field) for p in file_problems] == [("c/tags.json", "")]
-    assert "tag registry missing" in file_problems[0].message
-    # Without a registry no tag is declared: each use is reported where it is.
-    assert sorted((p.file, p.line, p.field) for p in corpus.problems if p.line) == [("c/a.jsonl", 1, "tags"), ("c/a.jsonl", 2, "tags")]
+    # One line that says what the file must hold and which tags it must declare, not one line
+    # per case and tag it would have declared.
+    assert file_problems[0].message == ('tag registry missing: every tag must be declared, a JSON object '
+                                        '{"tag": "description", ...}; its cases use 2 tags (t, u)')
+    assert [p for p in corpus.problems if p.line] == []
     assert [c.id for c in corpus.cases] == ["one", "two"]
+
+
+def test_without_a_registry_lint_prints_one_line_for_it(tmp_path, capsys):
+    root = make_corpus(tmp_path / "c", {"a.jsonl": [good(f"case-{i}", tags=["t", "u"]) for i in range(30)]}, tags=None)
+    code = cli.main(["--config", str(write_config(tmp_path / "pyproject.toml", corpus=[str(root)],
+                                                  known_deviations=str(tmp_path / "none.json"))), "corpus", "lint"])
+    assert code == 1
+    assert capsys.readouterr().out.splitlines() == [
+        'c/tags.json: tag registry missing: every tag must be declared, a JSON object {"tag": "description", ...}; '
+        'its cases use 2 tags (t, u)',
+        "30 cases in 1 file, 1 problem"]
 
 
 def test_a_tag_registry_that_is_not_a_map_of_descriptions_is_reported(tmp_path):
@@ -241,7 +254,7 @@ def test_lint_exits_1_and_lists_every_problem(tmp_path, config_for, capsys):
     assert code == 1
     assert "c/parse/a.jsonl:2: field 'why'" in out
     assert "c/parse/a.jsonl:3: not JSON" in out
-    assert out.strip().splitlines()[-1] == "1 cases in 1 files, 2 problems"
+    assert out.strip().splitlines()[-1] == "1 case in 1 file, 2 problems"
 
 
 def test_lint_exits_0_on_a_clean_corpus(tmp_path, config_for, capsys):

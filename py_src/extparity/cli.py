@@ -19,6 +19,7 @@ from .commands import compare, corpus, diff, fuzz, gate, merge, report, run
 from .commands.common import UsageError
 from .project.errors import ConfigError
 
+CONFIG_HELP = "pyproject.toml with [tool.extparity] (default: nearest)"
 COMMANDS = (run, gate, fuzz, report, compare, diff, corpus, merge)
 
 
@@ -29,11 +30,22 @@ class Terminated(BaseException):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="extparity", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"extparity {__version__}")
-    parser.add_argument("--config", help="pyproject.toml with [tool.extparity] (default: nearest)")
+    parser.add_argument("--config", help=CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(commands)
+    _accept_config_after(commands)
     return parser
+
+
+def _accept_config_after(commands: argparse._SubParsersAction) -> None:
+    """``extparity run --config X`` (and ``corpus lint --config X``) as well as ``extparity --config
+    X run``: every subcommand takes it too, without a default of its own to hide the first."""
+    for sub in commands.choices.values():
+        sub.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_config_after(action)
 
 
 def _terminate(signum, frame):

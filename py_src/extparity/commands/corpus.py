@@ -6,6 +6,7 @@ from collections import Counter
 
 from ..corpus.cases import PARITY_ONLY, Case
 from ..project.config import load_project
+from ..project.words import count
 from .common import add_corpus_option, load
 
 
@@ -25,7 +26,7 @@ def lint_main(args) -> int:
     corpus, problems = load(args, project)
     for problem in problems:
         print(problem)
-    print(f"{len(corpus.cases)} cases in {len(corpus.files)} files, {len(problems)} problems")
+    print(f"{count(len(corpus.cases), 'case')} in {count(len(corpus.files), 'file')}, {count(len(problems), 'problem')}")
     return 1 if problems or not corpus.cases else 0
 
 

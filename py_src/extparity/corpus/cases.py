@@ -25,6 +25,7 @@ ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 CASE_KEYS = ("id", "fn", "expect", "tags", "why")
 PARITY_ONLY = "reference"  # `"expect": "reference"`: the case asserts agreement, not a value
 TAGS_FILE = "tags.json"
+REGISTRY_FORMAT = ', a JSON object {"tag": "description", ...}'
 
 
 @dataclass(frozen=True)
@@ -101,38 +102,44 @@ def load_corpus(paths, entries: Mapping[str, Entry], base: Path | None = None) -
     base = (base or Path.cwd()).resolve()
     corpus = Corpus()
     owners: dict[str, str] = {}
+    unregistered: set[str] = set()  # cases of a folder whose registry is missing or unusable
     for root in map(Path, paths):
         if not root.exists():
             corpus.problems.append(Problem(_display(root, base), 0, "", "corpus path does not exist"))
             continue
         folder = corpus_root(root)
-        _load_tags(folder / TAGS_FILE, corpus, base)
+        registry = folder / TAGS_FILE
+        unusable = _load_tags(registry, corpus)
+        first = len(corpus.cases)
         for path in corpus_files(root):
             shown = _display(path, base)
             corpus.files.append(shown)
             group = path.resolve().relative_to(folder.resolve()).with_suffix("").as_posix()
             _load_file(path, shown, group, corpus, owners, entries)
+        if unusable:  # one line for the registry, not one per case and tag it would have declared
+            used = sorted({tag for case in corpus.cases[first:] for tag in case.tags} - set(corpus.tags))
+            unregistered.update(case.id for case in corpus.cases[first:])
+            uses = f"; its cases use {len(used)} tags ({', '.join(used)})" if used else ""
+            corpus.problems.append(Problem(_display(registry, base), 0, "", unusable + REGISTRY_FORMAT + uses))
     for case in corpus.cases:
         for tag in case.tags:
-            if tag not in corpus.tags:
+            if tag not in corpus.tags and case.id not in unregistered:
                 corpus.problems.append(Problem(case.file, case.line, "tags", f"unknown tag {tag!r} (declare it in {TAGS_FILE})"))
     return corpus
 
 
-def _load_tags(path: Path, corpus: Corpus, base: Path) -> None:
-    shown = _display(path, base)
+def _load_tags(path: Path, corpus: Corpus) -> str | None:
+    """Add the registry's tags to ``corpus``; or say why it cannot be used."""
     try:
         tags = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        corpus.problems.append(Problem(shown, 0, "", "tag registry missing: every tag must be declared"))
-        return
+        return "tag registry missing: every tag must be declared"
     except (OSError, ValueError) as error:
-        corpus.problems.append(Problem(shown, 0, "", f"unreadable tag registry: {error}"))
-        return
+        return f"unreadable tag registry: {error}"
     if not isinstance(tags, dict) or not all(isinstance(v, str) and v for v in tags.values()):
-        corpus.problems.append(Problem(shown, 0, "", "tag registry must map each tag to a description"))
-        return
+        return "tag registry must map each tag to a description"
     corpus.tags.update(tags)
+    return None
 
 
 def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[str, str],

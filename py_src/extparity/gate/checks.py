@@ -41,6 +41,7 @@ from ..corpus.cases import Corpus
 from ..engines.driver import Controller
 from ..project.config import Project
 from ..project.kinds import kind_of
+from ..project.words import count
 from ..reports import summary
 from ..run.outcomes import NO_VERDICT, Outcome
 from ..run.parity import RunResult, run_parity
@@ -156,12 +157,12 @@ def corpus_check(project: Project, corpus: Corpus) -> Check:
         if counts[entry] == 0:
             problems.append(f"{entry}: no cases, so the entry is untested")
         elif counts[entry] < minimum:
-            problems.append(f"{entry}: {counts[entry]} cases, fewer than the {minimum} that "
+            problems.append(f"{entry}: {count(counts[entry], 'case')}, fewer than the {minimum} that "
                             f"[tool.extparity.gate].minimum_cases asks for")
     shown = ", ".join(f"{entry} {counts[entry]}" + (f" (minimum {project.gate.minimum_cases[entry]})"
                                                     if entry in project.gate.minimum_cases else "")
                       for entry in project.entries)
-    return check("corpus", problems, f"{len(corpus.cases)} cases in {len(corpus.files)} files: {shown}")
+    return check("corpus", problems, f"{count(len(corpus.cases), 'case')} in {count(len(corpus.files), 'file')}: {shown}")
 
 
 def trees_check(project: Project) -> Check:
@@ -295,9 +296,9 @@ def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, s
             first = unanswered[0]
             why = "; ".join(first.notes.get(name, []))
             hint = f"; {ADD_A_LISTENER} {SEND_IT}" if "the background sent no reply" in why else ""
-            problems.append(f"{name}: {len(unanswered)} cases got no answer through the message path "
+            problems.append(f"{name}: {count(len(unanswered), 'case')} got no answer through the message path "
                             f"(first {first.case.id}: {why}){hint}")
-    return check("entry points", problems, f"{', '.join(messengers)} answered all {len(result.results)} cases "
+    return check("entry points", problems, f"{', '.join(messengers)} answered all {count(len(result.results), 'case')} "
                                            f"through runtime.sendMessage to the extension's background")
 
 
@@ -356,8 +357,9 @@ def deviations_check(tested: Project, result: RunResult, allow_stale: bool) -> C
                      f"(or pass --allow-stale)" for case, engines in stale]
     known_cases = sum(Outcome.KNOWN in r.cells.values() for r in result.results)
     known_cells = sum(cell == Outcome.KNOWN for r in result.results for cell in r.cells.values())
-    line = f"{known_cases} cases ({known_cells} cells) are known deviations" + (
-        f" in {where}, each with a reason, a link and the hash of its deviating verdicts" if where else " (no known_deviations file configured)")
+    line = summary.known_deviations(known_cases, known_cells) + (
+        f" in {where}, each with a reason, a link and the hash of its deviating verdicts" if where
+        else " (no known_deviations file configured)")
     if stale:
-        line += f"; {len(stale)} stale entries allowed by --allow-stale ({', '.join(case for case, _ in stale)})"
+        line += f"; {count(len(stale), 'stale entry', 'stale entries')} allowed by --allow-stale ({', '.join(case for case, _ in stale)})"
     return check("known deviations", problems, line)

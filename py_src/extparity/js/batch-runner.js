@@ -47,7 +47,10 @@
         verdict = await verdict;
       }
       if (typeof verdict !== "string") {
-        throw new TypeError("entry " + c.fn + " returned " + typeof verdict + ", not a string");
+        throw new TypeError("entry " + c.fn + " returned " + (verdict === null ? "null" : typeof verdict) +
+                            ", not a string: give the entry an adapter that returns the verdict text (" +
+                            "[tool.extparity.entries." + c.fn + "].adapter, or its message adapter on the message " +
+                            "path; README, \"Pointing extparity at your own extension\", step 3)");
       }
       result = { verdict: verdict };
     } catch (e) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ..project.words import count
 from ..results.build import summary_rows
 from ..run.outcomes import NO_VERDICT, PASSES, Outcome
 from ..run.parity import RunResult
@@ -35,10 +36,11 @@ def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = Fal
     for name, run in result.runs.items():
         if run.status != "ok":
             without = sum(r.cells.get(name) == Outcome.MISSING for r in result.results)
-            lines.append(f"engine {name}: {run.status}: {run.detail} ({without} cases without a verdict)")
+            lines.append(f"engine {name}: {run.status}: {run.detail} ({count(without, 'case')} without a verdict)")
     if not result.results:
         lines.append("corpus: no cases ran: a run of zero cases proves nothing")
     causes: dict[tuple[str, str, str], list] = defaultdict(list)
+    position = {r.case.id: index for index, r in enumerate(result.results)}
     for r in result.results:
         for name, cell in r.cells.items():
             if cell == Outcome.MISSING and result.runs[name].status != "ok":
@@ -47,30 +49,40 @@ def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = Fal
                 continue
             cause = "; ".join(r.notes.get(name, [])) if cell in NO_VERDICT else ""
             causes[(name, cell, cause)].append(r)
-    case_lines = []
+    order = {name: index for index, name in enumerate(result.engines)}
+    cells = []  # (case index, engine index, line): case by case, each case's engines in run order
     for (name, cell, cause), hits in causes.items():
         if cause and len(hits) >= GROUP_AT:
             first = hits[0].case
-            lines.append(f"{name} {CELL_MARK[cell]}: {cause}: {len(hits)} cases (first {first.id}, {first.file}:{first.line})")
+            lines.append(f"{name} {CELL_MARK[cell]}: {cause}: {count(len(hits), 'case')} "
+                         f"(first {first.id}, {first.file}:{first.line})")
             continue
         for r in hits:
             why = "; ".join(r.notes.get(name, []))
-            case_lines.append(f"{r.case.id} [{name}] {CELL_MARK[cell]}: {why}  ({r.case.file}:{r.case.line})")
+            cells.append((position[r.case.id], order.get(name, len(order)),
+                          f"{r.case.id} [{name}] {CELL_MARK[cell]}: {why}  ({r.case.file}:{r.case.line})"))
+    case_lines = [line for _, _, line in sorted(cells)]
     lines += case_lines[:limit]
     if len(case_lines) > limit:
-        lines.append(f"... and {len(case_lines) - limit} more failing cells (see --json or --html)")
+        lines.append(f"... and {count(len(case_lines) - limit, 'more failing cell')} (see --json or --html)")
     return lines
+
+
+def known_deviations(cases: int, cells: int) -> str:
+    """"1 case (2 cells) is a known deviation", "3 cases (3 cells) are known deviations"."""
+    verb = "is a known deviation" if cases == 1 else "are known deviations"
+    return f"{count(cases, 'case')} ({count(cells, 'cell')}) {verb}"
 
 
 def closing_line(result: RunResult) -> str:
     """The last line of a green run: what agreed, and what only agreed because it is known."""
     known = sum(cell == Outcome.KNOWN for r in result.results for cell in r.cells.values())
     cases = len(result.results)
-    text = f"all {cases} cases agree across {', '.join(result.engines)} and meet their expectations"
+    text = f"all {count(cases, 'case')} agree across {', '.join(result.engines)} and meet their expectations"
     if known:
         cases_known = sum(any(cell == Outcome.KNOWN for cell in r.cells.values()) for r in result.results)
-        text = (f"{cases - cases_known} of {cases} cases agree across {', '.join(result.engines)} and meet their "
-                f"expectations; {cases_known} cases ({known} cells) are known deviations")
+        text = (f"{cases - cases_known} of {count(cases, 'case')} agree across {', '.join(result.engines)} and meet "
+                f"their expectations; {known_deviations(cases_known, known)}")
     return text
 
 

@@ -16,6 +16,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..project.words import count
+
 TIMEOUT_S = 180.0
 
 
@@ -80,7 +82,7 @@ def judge(report: dict, allow: tuple[str, ...]) -> LintResult:
     problems += [f"allowed warning {code} no longer occurs: remove it from [tool.extparity.gate].web_ext.allow"
                  for code in allow if code not in seen]
     summary = report.get("summary", {})
-    counts = f"{summary.get('errors', 0)} errors, {summary.get('warnings', 0)} warnings, {summary.get('notices', 0)} notices"
+    counts = ", ".join(count(summary.get(kind + "s", 0), kind) for kind in ("error", "warning", "notice"))
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         return LintResult(False, f"{problems[0]}{more}", problems, messages)

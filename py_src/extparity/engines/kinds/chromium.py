@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -187,7 +188,7 @@ class ChromiumSession(BrowserSession):
             text = (self.profile / "chrome_debug.log").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return []
-        return [line[line.index(marker):].strip()[:1000] for line in text.splitlines() if marker in line]
+        return [console_text(line[line.index(marker):].strip())[:1000] for line in text.splitlines() if marker in line]
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
@@ -211,6 +212,17 @@ class ChromiumSession(BrowserSession):
             await bounded(browser.close(), 10, default=None)
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
+
+
+CONSOLE_LINE = re.compile(r'(?P<message>.*)", source: (?:chrome-extension://[a-p]{32}/)?(?P<source>.*) \((?P<line>\d+)\)')
+
+
+def console_text(text: str) -> str:
+    """A console line of chrome_debug.log from its message on, as one plain sentence. Chromium
+    logs it as ``"MESSAGE", source: URL (LINE)``; cut from the message on, that left a stray
+    quote and the extension's URL: ``MESSAGE (src/background.js:19)`` says the same."""
+    match = CONSOLE_LINE.fullmatch(text)
+    return f"{match['message']} ({match['source']}:{match['line']})" if match else text
 
 
 class WorkerDebugSession:

@@ -82,7 +82,9 @@ class PythonHost(Host):
         try:
             verdict = self.functions[case["fn"]](*case["args"])
             if not isinstance(verdict, str):
-                raise TypeError(f"reference for {case['fn']} returned {type(verdict).__name__}, not a string")
+                raise TypeError(f"reference for {case['fn']} returned {type(verdict).__name__}, not a string: "
+                                f"name a function that returns the verdict text (one that serialises what "
+                                f"the parser returns, as a JS entry's adapter does)")
             result = {"verdict": verdict}
         except Exception as exc:
             result = {"error": f"{type(exc).__name__}: {exc}"}

@@ -23,6 +23,8 @@
     return node;
   }
 
+  const count = (n, noun) => `${n} ${n === 1 ? noun : noun + "s"}`; // "1 case", never "1 cases"
+
   function cellName(code) { return code === "-" ? null : CELLS[Number(code)]; }
 
   // ------------------------------------------------------------------ header
@@ -32,7 +34,7 @@
     const failed = data.rows.filter((row) => [...row[4]].some((c) => failing(cellName(c)))).length;
     head.append(el("h1", { text: "extparity report" }),
       el("span", { class: "verdict " + (data.ok ? "ok" : "failed"), text: data.ok ? "PASSED" : "FAILED" }),
-      el("span", { text: `  ${data.rows.length} cases, ${failed} with a failing cell; ` +
+      el("span", { text: `  ${count(data.rows.length, "case")}, ${failed} with a failing cell; ` +
         `reference: ${data.reference || "none (engines compared with each other)"}; extparity ${data.extparity}` }));
     const line = el("div", { id: "engines-line" });
     for (const name of data.engines) {
@@ -145,7 +147,7 @@
       if (!state.collapsed.get(key)) for (const index of members) items.push({ row: index });
     }
     document.getElementById("count").textContent =
-      `${shown} of ${data.rows.length} cases in ${groups.size} ${state.view === "odd" ? "odd-one-out groups" : "groups of identical outcomes"}`;
+      `${shown} of ${count(data.rows.length, "case")} in ${groups.size} ${state.view === "odd" ? "odd-one-out groups" : "groups of identical outcomes"}`;
     document.getElementById("list-space").style.height = `${items.length * ROW}px`;
     drawn.clear();
     document.getElementById("list-space").replaceChildren();
@@ -172,8 +174,8 @@
       const first = data.rows[item.members[0]];
       const collapsed = state.collapsed.get(item.group);
       const label = item.group.startsWith("odd:")
-        ? `${collapsed ? "▸" : "▾"} ${data.engines[first[5]]} differs alone: ${item.members.length} cases`
-        : `${collapsed ? "▸" : "▾"} ${item.members.length} cases`;
+        ? `${collapsed ? "▸" : "▾"} ${data.engines[first[5]]} differs alone: ${count(item.members.length, "case")}`
+        : `${collapsed ? "▸" : "▾"} ${count(item.members.length, "case")}`;
       node = el("div", { class: "row group", "data-group": item.group },
         el("span", { class: "c-label", text: label, title: label }),
         ...[...first[4]].map((code, i) => item.group.startsWith("odd:") ? el("span", { class: "c-cell k-none", text: "" }) : cellElement(code, false)));
