@@ -78,7 +78,8 @@ def closing_line(result: RunResult) -> str:
     """The last line of a green run: what agreed, and what only agreed because it is known."""
     known = sum(cell == Outcome.KNOWN for r in result.results for cell in r.cells.values())
     cases = len(result.results)
-    text = f"all {count(cases, 'case')} agree across {', '.join(result.engines)} and meet their expectations"
+    text = (f"all {cases} cases agree across {', '.join(result.engines)} and meet their expectations" if cases != 1 else
+            f"the 1 case agrees across {', '.join(result.engines)} and meets its expectations")
     if known:
         cases_known = sum(any(cell == Outcome.KNOWN for cell in r.cells.values()) for r in result.results)
         text = (f"{cases - cases_known} of {count(cases, 'case')} agree across {', '.join(result.engines)} and meet "
