@@ -113,3 +113,16 @@ def test_the_readme_walkthrough_builds_a_config_that_runs_step_by_step(extension
     code, out, err = call_cli("run", "--config", str(config), "--corpus", str(corpus))
     assert code == 0, err
     assert out.splitlines()[-1] == "the 1 case agrees across quickjs-chrome, chromium, firefox and meets its expectations"
+
+
+def test_the_corpus_section_shows_the_tag_registry_as_the_loader_reads_it(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The corpus\n", 1)[1].split("\n## ", 1)[0]
+    registry = json.loads(section.split("tags.json`, the tag registry", 1)[1].split("```json\n", 1)[1].split("```", 1)[0])
+    bundled = json.loads((ROOT / "fixtures/tags.json").read_text(encoding="utf-8"))
+    assert registry and all(bundled[tag] == text for tag, text in registry.items())
+    (tmp_path / "tags.json").write_text(json.dumps(registry))
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": "x", "fn": "parse", "input": "", "allowed": [], "expect": "reference",
+                                                  "tags": list(registry), "why": "the registry's tags"}) + "\n")
+    loaded = load_corpus([tmp_path], load_project(ROOT / "pyproject.toml").entries, base=tmp_path)
+    assert loaded.problems == [] and loaded.tags == registry
