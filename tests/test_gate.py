@@ -276,7 +276,7 @@ def test_a_parser_that_differs_only_in_the_service_worker_and_a_drifted_dynamic_
     assert outcome.reason("parity") == (
         "parse-not-allowed [chromium-background] DIVERGES: differs from python  (corpus/parse/basic.jsonl:4)")
     # --allow-stale: the stale entry is said, not failed
-    assert outcome.reason("known deviations").endswith("; 1 stale entries allowed by --allow-stale (parse-tagged)")
+    assert outcome.reason("known deviations").endswith("; 1 stale entry allowed by --allow-stale (parse-tagged)")
 
 
 # ------------------------------------------------------------------ attacks: a background that throws; deviations that lie; too few cases
