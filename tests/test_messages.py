@@ -117,3 +117,16 @@ def test_config_is_accepted_after_the_subcommand_too(tmp_path):
         assert call_cli(*argv) == (0, "4 cases in 1 file, 0 problems\n", ""), argv
     code, _, err = call_cli("corpus", "lint", "--config", str(tmp_path / "missing.toml"))
     assert code == 2 and "missing.toml" in err
+
+
+def test_a_reference_function_that_returns_an_object_is_told_to_return_the_verdict_text(tmp_path):
+    copy = copy_subfolder(tmp_path)
+    (copy / "reference.py").write_text("def parse_calls(text, allowed):\n    return {'calls': []}\n")
+    config = copy / "pyproject.toml"
+    config.write_text(config.read_text() + '\n[tool.extparity.engines.python]\nkind = "python"\npath = ["."]\n'
+                                           'functions = { calls = "reference:parse_calls" }\n')
+    code, _, _ = call_cli("--config", str(config), "run", "--engines", "python", "--json", str(tmp_path / "r.json"))
+    note = json.loads((tmp_path / "r.json").read_text())["cases"][0]["notes"]["python"][0]
+    assert code == 1
+    assert note == ("TypeError: reference for calls returned dict, not a string: name a function that returns the "
+                    "verdict text (one that serialises what the parser returns, as a JS entry's adapter does)")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..project.config import Project
 from ..subject import tree_checks
-from ..subject.linker import LinkError, module_graph
+from ..subject.linker import LinkError, import_closure, normalize_path
 
 # Top-level manifest keys that differ between browsers by their nature, and why.
 KEY_REASONS = {
@@ -101,12 +101,12 @@ def _verified_modules(project: Project) -> dict[str, list[str]]:
     for root in project.trees.values():
         for name, entry in project.entries.items():
             try:
-                graph = module_graph(root, [entry.module])
+                graph = import_closure(root, [entry.module])
             except LinkError:
-                continue  # reported by the run; a module it cannot link is no glue either way
-            for module in graph:
-                if name not in reached.setdefault(module.path, []):
-                    reached[module.path].append(name)
+                continue  # reported by the run
+            for path in graph:
+                if name not in reached.setdefault(path, []):
+                    reached[path].append(name)
     return reached
 
 
@@ -127,7 +127,7 @@ def _roles(project: Project) -> dict[str, str]:
             pass
         page = (manifest.get("background") or {}).get("page")
         if isinstance(page, str):
-            pages.setdefault(tree_checks.normalize_path(page), []).append(name)
+            pages.setdefault(normalize_path(page), []).append(name)
         for path in tree_checks.reachable_files(root, manifest)[0]:
             reached.setdefault(path, []).append(name)
     roles = {path: _whose(trees, "manifest", "names") + " as background.page" for path, trees in pages.items()}
