@@ -299,7 +299,7 @@ def test_a_corpus_line_that_is_not_utf8_names_its_file_and_line_and_the_rest_loa
     result = cli("--config", str(project.path), "corpus", "lint")
     assert result.returncode == 1
     assert "corpus/cases.jsonl:2: not UTF-8 (byte 12 of the line)" in result.stdout
-    assert result.stdout.strip().endswith("2 cases in 1 files, 1 problems")
+    assert result.stdout.strip().endswith("2 cases in 1 file, 1 problem")
 
 
 def test_a_module_that_throws_at_import_is_reported_once_for_the_engine_not_per_cell(tmp_path):

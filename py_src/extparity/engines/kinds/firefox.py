@@ -120,8 +120,9 @@ class FirefoxSession(BrowserSession):
         what the sentinel saw fail to load there."""
         silent = [name for name, ran in ((SENTINEL, self.server.sentinel_ran), (PROBE, self.server.probe_ran))
                   if not ran]
-        seen = f"; the background reported: {' | '.join(self.server.background_errors[:3])}" \
-            if self.server.background_errors else ""
+        # What names the silent scripts first: the background may report more than three errors.
+        errors = sorted(self.server.background_errors, key=lambda error: not any(name in error for name in silent))
+        seen = f"; the background reported: {' | '.join(errors[:3])}" if errors else ""
         return f"{self.addon.background} did not run the harness's {' or '.join('/' + name for name in silent)} {when}{seen}"
 
     def startup_hint(self) -> str:
