@@ -159,7 +159,7 @@ def test_the_gate_reaches_its_background_page_and_async_listener_through_config_
         "  return JSON.stringify({ calls: calls.map((c) => ({ name: c.function.name, "
         "arguments: JSON.parse(c.function.arguments) })) });\n}\n")
     with (copy / "pyproject.toml").open("a") as config:
-        config.write('\n[tool.extparity.gate]\nmanifest_keys = ["background"]\nmessages = { calls = "message.js" }\n'
+        config.write('manifest_keys = ["background"]\nmessages = { calls = "message.js" }\n'
                      f'web_ext = {{ command = "{ROOT / ".tools/node_modules/.bin/web-ext"}" }}\n')
     code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate")
     verdicts = {name: mark for mark, name in re.findall(r"^(PASS|FAIL) ([a-z -]+?): ", out, re.MULTILINE)}

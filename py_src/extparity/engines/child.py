@@ -205,6 +205,8 @@ class JSChildEngine(ChildEngine):
                             for fn, e in self.project.entries.items()},
                 "adapters": {fn: module.path for fn, module in adapters.items()},
                 "options": {k: v for k, v in self.options.items() if k != "chunk_size"},
+                # what [tool.extparity.gate].purity allows stays callable under js/purity-guard.js
+                "purity_allowed": sorted({exception.what for exception in self.project.gate.purity}),
             }
         return self._job
 

@@ -97,6 +97,7 @@ class JSHost(Host):
         self.start(job.get("options", {}))
         self.evaluate(f"{PRELUDE}\nglobalThis.__extparity_runBatch = {js_source('batch-runner.js')};\n"
                       f"globalThis.__extparity_bind = {js_source('bind-entries.js')};")
+        self.evaluate(f"({js_source('purity-guard.js')})({json.dumps(job.get('purity_allowed', []))});")
         for module in job["modules"]:
             try:
                 self.load_module(module)

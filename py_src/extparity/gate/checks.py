@@ -14,6 +14,9 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
 * release       - manifests, package.json and the newest changelog entry state one version;
 * policy        - every tree is loaded by a browser; with a baseline (the last release's result),
                   no weakening of the gate's own rules that is not acknowledged (``policy``);
+* purity        - the verified modules read no environment and keep no state (``purity``);
+* scripts       - every shipped script is verified or declared glue (``scripts``);
+* surfaces      - every way in from outside the extension is declared (``surfaces``);
 * artifacts     - one deterministic zip per tree in dist/, never replaced by other bytes, from a
                   tree whose names every disk reads alike (``shipped_files``); the engines run on
                   the artifacts' bytes (unpacked), each entry compared with the tree and with what
@@ -49,8 +52,11 @@ from ..subject import release, tree_checks
 from ..subject.linker import LinkError
 from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
-from . import pinned_deviations, policy, shipped_files
+from . import pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
+
+# Policy over the shipped code, read from the trees before any engine starts.
+STATIC_POLICY = {"purity": purity.verdict, "scripts": scripts.verdict, "surfaces": surfaces.verdict}
 
 UNPACKED = ".unpacked"  # inside dist/: the artifacts as the engines load them, removed afterwards
 
@@ -121,6 +127,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
     checks = [corpus_check(project, corpus), trees_check(project)]
     release = release_check(project)
     policy_check = check("policy", *policy.judge(applied, [case.id for case in corpus.cases], baseline, acknowledged))
+    static_policy = [check(name, *verdict(project)) for name, verdict in STATIC_POLICY.items()]  # before the engines
     unpacked_root = project.gate.dist / UNPACKED
     shutil.rmtree(unpacked_root, ignore_errors=True)
     try:
@@ -136,7 +143,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
         finally:
             for lint in lints.values():
                 lint.stop()
-        checks += [manifests_check(project, browsers, result), release, policy_check,
+        checks += [manifests_check(project, browsers, result), release, policy_check, *static_policy,
                    artifacts_check(tested, built, artifact_problems)]
         if linted:
             checks.append(check("web-ext lint", [f"{tree}: {p}" for tree, r in linted.items() for p in r.problems],

@@ -6,7 +6,9 @@
 // (a harness-side module, never part of the extension) maps a case to a message and the reply to
 // the verdict text: `adapter(send, modules, ...args)`, where `send(message)` resolves with the
 // background's reply and `modules` maps every module the entries reach to its namespace, so the
-// adapter can write the reply with the subject's own canonical serializer.
+// adapter can write the reply with the subject's own canonical serializer. Each case is then
+// replayed to the adapter with the same reply and other arguments: a verdict that changes is
+// not the background's, and the case fails (an adapter cannot substitute the module's verdict).
 //
 // This file is a single function expression: `const bindMessages = <text>;`.
 //   send:       function(message) -> Promise of the background's reply
@@ -35,13 +37,34 @@
   }
   var bound = Object.create(null);
   var modules = Object.freeze(Object.assign(Object.create(null), namespaces));
+  // Other arguments of the same shape: each string reversed and marked, in lists too.
+  function other(value) {
+    if (typeof value === "string") return "\u2063" + value.split("").reverse().join("");
+    return Array.isArray(value) ? value.map(other) : value;
+  }
   Object.keys(entries).forEach(function (fn) {
     var adapter = adapters[fn];
     if (typeof adapter !== "function") {
       throw new Error("entry " + fn + " has no message adapter ([tool.extparity.gate].messages)");
     }
-    bound[fn] = function () {
-      return adapter.apply(undefined, [ask, modules].concat(Array.prototype.slice.call(arguments)));
+    bound[fn] = async function () {
+      var args = Array.prototype.slice.call(arguments);
+      var replies = [];
+      var recorded = function (message) {
+        return Promise.resolve(ask(message)).then(function (reply) { replies.push(reply); return reply; });
+      };
+      var verdict = await adapter.apply(undefined, [recorded, modules].concat(args));
+      // The adapter may only shape the background's reply: given the same replies and other
+      // arguments, it must give the same verdict. One that computes its own (with the modules it
+      // receives) gives the verdict of the other arguments instead, and the case fails.
+      var replayed = 0;
+      var replay = function () { return Promise.resolve(replies[replayed++]); };
+      var again = await adapter.apply(undefined, [replay, modules].concat(args.map(other)));
+      if (again !== verdict) {
+        throw new Error("the message adapter of " + fn + " returned a verdict that is not the background's " +
+                        "reply: with the same reply and other arguments it returned another one");
+      }
+      return verdict;
     };
   });
   return bound;

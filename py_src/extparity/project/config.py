@@ -22,7 +22,12 @@ TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "refere
 FUZZ_KEYS = {"plugins", "generators", "weights"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
-GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext"}
+GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
+             "glue_scripts", "imports", "surfaces"}
+# Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
+DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
+            "surfaces": ("surface", "script")}
+OPTIONAL_PLACE = {"surfaces"}  # a surface of the manifest has no script
 RELEASE_KEYS = {"package_json", "changelog"}
 WEB_EXT_KEYS = {"command", "allow"}
 MESSAGE_SUFFIX = "-background"
@@ -48,6 +53,16 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Declared:
+    """One exception to the gate's policy, as data: what it covers (an identifier, a script, a
+    surface), where (a module or script path, "" where none applies) and why."""
+
+    what: str
+    where: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class GateConfig:
     """``[tool.extparity.gate]``: what the release gate may let differ, and where releases live."""
 
@@ -60,6 +75,10 @@ class GateConfig:
     messages: dict[str, Path] = field(default_factory=dict)  # entry -> message adapter
     web_ext: str | None = None  # Mozilla's web-ext command; None: `web-ext` on PATH
     web_ext_allow: tuple[str, ...] = ()  # web-ext warning codes accepted on purpose
+    purity: tuple[Declared, ...] = ()  # identifiers a verified module may use after all
+    glue_scripts: tuple[Declared, ...] = ()  # shipped scripts outside the verified graph, each with a reason
+    imports: tuple[Declared, ...] = ()  # non-entry exports of verified modules a script may import after all
+    surfaces: tuple[Declared, ...] = ()  # messaging surfaces open on purpose
 
 
 @dataclass(frozen=True)
@@ -237,7 +256,28 @@ def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
         # a command with a slash is a path relative to the project; a bare name is looked up on PATH
         web_ext=str(root / command) if command and "/" in command else command,
         web_ext_allow=_strings(web_ext.get("allow", []), f"{where}.web_ext.allow"),
+        **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
     )
+
+
+def _declared(value, key: str, where: str) -> tuple[Declared, ...]:
+    """A list of policy exceptions, each naming what it covers and why (a reason is required)."""
+    what, place = DECLARED[key]
+    fields = {what, "reason"} | ({place} if place else set())
+    out = []
+    for i, item in enumerate(_typed(value, list, where)):
+        _typed(item, dict, f"{where}[{i}]")
+        _unknown(item, fields, f"{where}[{i}]")
+        for name in (what, "reason") + ((place,) if place and key not in OPTIONAL_PLACE else ()):
+            if not isinstance(item.get(name), str) or not item[name].strip():
+                raise ConfigError(f"{where}[{i}]: missing key {name!r} (a non-empty string)")
+        if place and place in item:
+            _typed(item[place], str, f"{where}[{i}].{place}")
+        declared = Declared(item[what], item.get(place, "") if place else "", item["reason"])
+        if declared in out:
+            raise ConfigError(f"{where}[{i}]: declared twice")
+        out.append(declared)
+    return tuple(out)
 
 
 def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dict[str, EngineSpec]:

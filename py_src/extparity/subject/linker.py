@@ -138,6 +138,26 @@ def import_closure(root: Path, entries: Iterable[str], *, lazy: bool = True) -> 
     return _walk_imports(root, entries, cycles_allowed=True, lazy=lazy)[0]
 
 
+def parsed_modules(root: Path, entries: Iterable[str]) -> list[tuple[str, object, bytes]]:
+    """Every module reachable from ``entries``, as ``(path, tree-sitter tree, source bytes)``,
+    dependencies first: the graph the engines link, for checks that read its syntax (the gate's
+    purity check). Raises ``LinkError`` as ``import_closure`` does."""
+    order, parsed = _walk_imports(root, entries, cycles_allowed=True)
+    return [(path, parsed[path][1], parsed[path][2]) for path in order]
+
+
+def parse_source(data: bytes, path: str):
+    """One file's tree-sitter tree and the UTF-8 bytes it was parsed from."""
+    source = _decode(data, path).encode("utf-8")
+    return _parser().parse(source), source
+
+
+def dependencies(path: str, tree, source: bytes) -> list[str]:
+    """Resolved specifiers of a parsed file's static imports, re-exports and literal ``import()``;
+    ``LinkError`` names file and line for what cannot be resolved."""
+    return _dependencies(path, tree, source)
+
+
 def _walk_imports(root: Path, entries: Iterable[str], cycles_allowed: bool, lazy: bool = True):
     parser = _parser()
     parsed: dict[str, tuple[bytes, object, bytes, tuple[str, ...]]] = {}
@@ -211,6 +231,16 @@ def normalize_path(spec: str, where: str = "config") -> str:
     if path.startswith("../") or path == "..":
         raise LinkError(f"{where}: {spec!r} points outside the tree")
     return path
+
+
+def resolve_specifier(importer: str, spec: str, where: str) -> str:
+    """The tree-relative path an import specifier in ``importer`` names (``LinkError`` if none)."""
+    return _resolve(importer, spec, where)
+
+
+def string_value(node, source: bytes, where: str) -> str:
+    """The value of a specifier's string literal (``LinkError`` for anything else)."""
+    return _string_value(node, source, where)
 
 
 def _resolve(importer: str, spec: str, where: str) -> str:

@@ -164,6 +164,46 @@ def page_assets(tree: Path, page: str) -> list[str]:
     return found
 
 
+class _PageScripts(HTMLParser):
+    """``<script src>`` of a page (any file name), and where inline script code is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+        self.inline: list[int] = []
+        self._open: int | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "script":
+            src = dict(attrs).get("src")
+            if src:
+                self.sources.append(src)
+            else:
+                self._open = self.getpos()[0]
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None and data.strip():
+            self.inline.append(self._open)
+            self._open = None
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._open = None
+
+
+def page_scripts(tree: Path, page: str) -> tuple[list[str], list[int]]:
+    """The tree-relative scripts a page loads, and the lines of its inline scripts."""
+    parser = _PageScripts()
+    parser.feed((Path(tree) / page).read_text(encoding="utf-8", errors="replace"))
+    scripts = []
+    for ref in parser.sources:
+        ref = ref.split("#")[0].split("?")[0]
+        if ref and not _is_url(ref) and not ref.startswith("//"):
+            joined = ref.lstrip("/") if ref.startswith("/") else posixpath.join(posixpath.dirname(page), ref)
+            scripts.append(posixpath.normpath(joined))
+    return scripts, parser.inline
+
+
 def reachable_files(tree: Path, manifest: dict) -> tuple[list[str], list[str]]:
     """Every file the manifest reaches, following pages' assets and scripts' imports; and the
     references that lead nowhere (missing files, paths outside the tree, unresolvable imports)."""
@@ -200,7 +240,7 @@ def background_scripts(tree: Path, manifest: dict) -> list[str]:
     background = _obj(manifest.get("background"))
     scripts = _strings(background.get("service_worker")) + _strings(background.get("scripts"))
     if isinstance(background.get("page"), str) and (Path(tree) / background["page"]).is_file():
-        scripts += [a for a in page_assets(tree, background["page"]) if a.endswith(SCRIPT_EXTENSIONS)]
+        scripts += page_scripts(tree, background["page"])[0]  # whatever their names
     return list(dict.fromkeys(normalize_path(s, MANIFEST) for s in scripts))
 
 

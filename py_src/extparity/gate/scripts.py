@@ -1,0 +1,320 @@
+"""Every shipped script is accounted for: verified, or declared glue with a reason.
+
+Why: the engines verify the modules the entries reach, and a release ships more than that. A
+popup or a content script that imports its own copy of a parser, a background page that loads
+a script whose name does not end in ``.js``, a page that calls a laxer second export of the
+verified module: each runs code no case ever went through. So the gate enumerates every script
+that can run: each entry point every manifest declares (background service worker, scripts or
+page; action, browser_action and page_action popups; options; side panel and sidebar; devtools
+page; content scripts; sandbox pages; URL overrides; web-accessible resources; user-script API
+scripts), every ``<script src>`` of every shipped HTML page whatever the file's name, their static
+and literal dynamic imports, and every ``.js``/``.mjs``/``.cjs`` file of the tree. Each is in the
+verified graph, or listed in ``[tool.extparity.gate].glue_scripts`` with a reason, or the gate
+fails naming it. A script outside the graph may import from a verified module only exports that
+are an entry (the same binding as an entry's export); ``[tool.extparity.gate].imports`` names
+the exceptions, each with a reason. Inline ``<script>`` code cannot be accounted for and fails.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..project.config import Declared, Project
+from ..subject import tree_checks
+from ..subject.linker import LinkError, dependencies, import_closure, normalize_path, parse_source, \
+    resolve_specifier, string_value
+from .scopes import line, text
+
+PAGES = (".html", ".htm", ".xhtml")
+SCRIPTS = (".js", ".mjs", ".cjs")
+GLUE = "[tool.extparity.gate].glue_scripts"
+IMPORTS = "[tool.extparity.gate].imports"
+ALL = "*"
+
+
+@dataclass(frozen=True)
+class Imported:
+    script: str
+    line: int
+    module: str
+    name: str  # an export name, or ALL for a namespace / import()
+
+
+def _obj(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def declared_entry_points(manifest: dict, files: set[str]) -> list[tuple[str, str, str]]:
+    """``(path, "script" | "page", where the manifest names it)`` for every entry point."""
+    found: list[tuple[str, str, str]] = []
+
+    def add(values, kind: str, where: str) -> None:
+        for value in _strings(values):
+            if not tree_checks._is_url(value):
+                found.append((value.split("#")[0].split("?")[0].lstrip("/"), kind, where))
+
+    background = _obj(manifest.get("background"))
+    add(background.get("service_worker"), "script", "background.service_worker")
+    add(background.get("scripts"), "script", "background.scripts")
+    add(background.get("page"), "page", "background.page")
+    for key in tree_checks.ACTIONS:
+        add(_obj(manifest.get(key)).get("default_popup"), "page", f"{key}.default_popup")
+    add(manifest.get("options_page"), "page", "options_page")
+    add(_obj(manifest.get("options_ui")).get("page"), "page", "options_ui.page")
+    add(_obj(manifest.get("side_panel")).get("default_path"), "page", "side_panel.default_path")
+    add(_obj(manifest.get("sidebar_action")).get("default_panel"), "page", "sidebar_action.default_panel")
+    add(manifest.get("devtools_page"), "page", "devtools_page")
+    for i, script in enumerate(manifest.get("content_scripts") or []):
+        add(_obj(script).get("js"), "script", f"content_scripts[{i}].js")
+    add(_obj(manifest.get("sandbox")).get("pages"), "page", "sandbox.pages")
+    add(list(_obj(manifest.get("chrome_url_overrides")).values()), "page", "chrome_url_overrides")
+    add(_obj(manifest.get("user_scripts")).get("api_script"), "script", "user_scripts.api_script")
+    for item in manifest.get("web_accessible_resources") or []:
+        patterns = _strings(item) if isinstance(item, str) else _strings(_obj(item).get("resources"))
+        for pattern in patterns:
+            pattern = pattern.lstrip("/")
+            for path in sorted(files):
+                if path == pattern or fnmatch.fnmatchcase(path, pattern):
+                    if path.endswith(PAGES):
+                        found.append((path, "page", "web_accessible_resources"))
+                    elif path.endswith(SCRIPTS):
+                        found.append((path, "script", "web_accessible_resources"))
+    return found
+
+
+def shipped_scripts(tree: Path, manifest: dict) -> tuple[dict[str, str], list[str]]:
+    """Every script that can run from this tree -> how it is reached; and what cannot be read."""
+    files = tree_checks.tree_files(tree)
+    reached: dict[str, str] = {}
+    problems: list[str] = []
+    pages = {path: "shipped" for path in sorted(files) if path.endswith(PAGES)}
+    for path, kind, where in declared_entry_points(manifest, files):
+        if kind == "page":
+            pages[path] = f"manifest.json {where}"
+        else:
+            reached.setdefault(path, f"manifest.json {where}")
+    for page in pages:
+        if page not in files:
+            continue  # the manifests check names a reference to a missing file
+        scripts, inline = tree_checks.page_scripts(tree, page)
+        problems += [f"{page}:{at}: an inline <script> cannot be accounted for: move its code into a file"
+                     for at in inline]
+        for script in scripts:
+            reached.setdefault(script, f"a <script> of {page}")
+    for path in sorted(files):
+        if path.endswith(SCRIPTS):
+            reached.setdefault(path, "shipped")
+    for script, how in list(reached.items()):
+        if script not in files:
+            continue
+        try:
+            for module in import_closure(tree, [script]):
+                reached.setdefault(module, f"imported from {script}")
+        except LinkError as exc:
+            problems.append(f"{script} ({how}): its imports cannot be followed: {exc}")
+    return {path: how for path, how in reached.items() if path in files}, problems
+
+
+def imports_of(tree: Path, script: str) -> list[Imported]:
+    """What a script takes from other modules: named imports, namespaces, re-exports, import()."""
+    tree_, source = parse_source((Path(tree) / script).read_bytes(), script)
+    found: list[Imported] = []
+    stack = [tree_.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        where = f"{script}:{line(node)}"
+        if node.type in ("import_statement", "export_statement") and node.child_by_field_name("source"):
+            target = resolve_specifier(script, string_value(node.child_by_field_name("source"), source, where), where)
+            for name in _taken_names(node, source):
+                found.append(Imported(script, line(node), target, name))
+        elif node.type == "call_expression" and node.child_by_field_name("function").type == "import":
+            arguments = node.child_by_field_name("arguments").named_children
+            if len(arguments) == 1 and arguments[0].type == "string":
+                target = resolve_specifier(script, string_value(arguments[0], source, where), where)
+                found.append(Imported(script, line(node), target, ALL))
+    return sorted(found, key=lambda i: (i.line, i.module, i.name))
+
+
+def _taken_names(node, source: bytes) -> list[str]:
+    names = []
+    for child in node.named_children:
+        if child.type == "import_clause":
+            for item in child.named_children:
+                if item.type == "identifier":
+                    names.append("default")
+                elif item.type == "namespace_import":
+                    names.append(ALL)
+                elif item.type == "named_imports":
+                    names += [text(s.child_by_field_name("name"), source) for s in item.named_children
+                              if s.type == "import_specifier"]
+        elif child.type == "export_clause":
+            names += [text(s.child_by_field_name("name"), source) for s in child.named_children
+                      if s.type == "export_specifier"]
+        elif child.type == "namespace_export":
+            names.append(ALL)
+    if node.type == "export_statement" and not names:  # export * from "..."
+        names.append(ALL)
+    return names
+
+
+class Exports:
+    """Which local binding each export of a module is: two names for one binding are one export."""
+
+    def __init__(self, tree: Path) -> None:
+        self.tree = Path(tree)
+        self.cache: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def of(self, module: str, trail: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
+        """Export name -> (module, local binding) it comes from, re-exports followed."""
+        if module in self.cache:
+            return self.cache[module]
+        if module in trail:
+            return {}
+        syntax, source = parse_source((self.tree / module).read_bytes(), module)
+        out: dict[str, tuple[str, str]] = {}
+        stars: list[str] = []
+        for node in syntax.root_node.named_children:
+            if node.type != "export_statement":
+                continue
+            declaration = node.child_by_field_name("declaration")
+            default = any(c.type == "default" for c in node.children)
+            origin = node.child_by_field_name("source")
+            if declaration is not None:
+                names = _declared_names(declaration, source)
+                if default:
+                    out["default"] = (module, names[0] if names else "default")
+                for name in names if not default else ():
+                    out[name] = (module, name)
+            elif node.child_by_field_name("value") is not None:
+                out["default"] = (module, "default")
+            elif origin is not None:
+                target = resolve_specifier(module, string_value(origin, source, module), module)
+                clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+                if clause is not None:
+                    exported = self.of(target, trail + (module,))
+                    for spec in clause.named_children:
+                        name = text(spec.child_by_field_name("name"), source)
+                        alias = spec.child_by_field_name("alias")
+                        out[text(alias, source) if alias else name] = exported.get(name, (target, name))
+                elif any(c.type == "namespace_export" for c in node.named_children):
+                    ns = next(c for c in node.named_children if c.type == "namespace_export")
+                    out[text(ns.named_children[-1], source)] = (target, ALL)
+                else:
+                    stars.append(target)
+            else:
+                clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+                for spec in clause.named_children if clause is not None else ():
+                    name = text(spec.child_by_field_name("name"), source)
+                    alias = spec.child_by_field_name("alias")
+                    out[text(alias, source) if alias else name] = (module, name)
+        for target in stars:
+            for name, origin in self.of(target, trail + (module,)).items():
+                if name != "default":
+                    out.setdefault(name, origin)
+        self.cache[module] = out
+        return out
+
+
+def _declared_names(declaration, source: bytes) -> list[str]:
+    name = declaration.child_by_field_name("name")
+    if name is not None:
+        return [text(name, source)]
+    return [text(d.child_by_field_name("name"), source) for d in declaration.named_children
+            if d.type == "variable_declarator" and d.child_by_field_name("name").type == "identifier"]
+
+
+def scripts_problems(project: Project) -> tuple[list[str], int, int]:
+    """Problems, the number of scripts accounted for, and how many of them are glue."""
+    glue = {d.what: d for d in project.gate.glue_scripts}
+    allowed_imports = project.gate.imports
+    per_tree: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    verified_anywhere: set[str] = set()
+    used_imports: set[Declared] = set()
+    unaccounted: dict[str, tuple[str, list[str]]] = {}  # script -> how the first tree reaches it, trees
+    entries = [(normalize_path(e.module), e.export) for e in project.entries.values()]
+    for name, tree in project.trees.items():
+        manifest, error = tree_checks.load_manifest(name, tree)
+        if error:
+            continue  # the manifests check says why
+        problems: list[str] = []
+        try:
+            verified = set(import_closure(tree, [module for module, _ in entries]))
+        except LinkError as exc:
+            per_tree[name] = [f"the verified modules cannot be read: {exc}"]
+            continue
+        verified_anywhere |= verified
+        scripts, unreadable = shipped_scripts(tree, manifest)
+        problems += unreadable
+        seen |= set(scripts)
+        exports = Exports(tree)
+        entry_bindings = {exports.of(module).get(export) for module, export in entries if module in verified}
+        for script, how in sorted(scripts.items()):
+            if script in verified:
+                continue
+            if script not in glue:
+                unaccounted.setdefault(script, (how, []))[1].append(name)
+            try:
+                taken = imports_of(tree, script)
+            except LinkError as exc:
+                problems.append(f"{script} ({how}): cannot be read as a script: {exc}")
+                continue
+            for imported in taken:
+                if imported.module not in verified:
+                    continue
+                names = exports.of(imported.module)
+                wanted = sorted(names) if imported.name == ALL else [imported.name]
+                for export in wanted:
+                    if names.get(export) in entry_bindings:
+                        continue
+                    excuse = next((d for d in allowed_imports
+                                   if d.what == export and d.where == script), None)
+                    if excuse is not None:
+                        used_imports.add(excuse)
+                        continue
+                    via = "its namespace, including " if imported.name == ALL else ""
+                    problems.append(f"{script}:{imported.line} imports {via}{export} from the verified module "
+                                    f"{imported.module}, which is not an entry's export: only entries are verified")
+        per_tree[name] = problems
+    problems = [f"{'' if len(trees) == len(project.trees) else ', '.join(trees) + ': '}{script} ({how}) is neither "
+                f"a verified module nor declared glue: declare it in {GLUE} with a reason"
+                for script, (how, trees) in unaccounted.items()]
+    problems += _merged(per_tree, list(project.trees))
+    for path, declared in glue.items():
+        if path in verified_anywhere:
+            problems.append(f"glue script {path} is a verified module: remove it from {GLUE}")
+        elif path not in seen:
+            problems.append(f"glue script {path}: no tree ships it as a script: remove it from {GLUE}")
+    for declared in allowed_imports:
+        if declared not in used_imports:
+            problems.append(f"stale exception: {declared.where} no longer imports {declared.what} from a verified "
+                            f"module: remove it from {IMPORTS}")
+    return problems, len(seen), len([path for path in seen if path in glue])
+
+
+def _merged(per_tree: dict[str, list[str]], trees: list[str]) -> list[str]:
+    """A problem every tree has is said once; one that only some trees have names them."""
+    order: dict[str, list[str]] = {}
+    for tree in trees:
+        for problem in per_tree.get(tree, []):
+            order.setdefault(problem, []).append(tree)
+    return [problem if len(where) == len(trees) else f"{', '.join(where)}: {problem}"
+            for problem, where in order.items()]
+
+
+def verdict(project: Project) -> tuple[list[str], str]:
+    """The gate's scripts check: its problems, and the line it says when there are none."""
+    problems, scripts, glue = scripts_problems(project)
+    return problems, (f"{scripts} shipped scripts: {scripts - glue} verified, {glue} declared glue "
+                      f"({', '.join(d.what for d in project.gate.glue_scripts) or 'none'}); entry exports "
+                      f"only imported from verified modules"
+                      + (f" but {len(project.gate.imports)} declared in {IMPORTS}" if project.gate.imports else ""))
