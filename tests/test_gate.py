@@ -37,8 +37,8 @@ PARSER = "src/agent/tool-call-parser.js"
 ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rejected("bad-name");\n'
                   '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
 SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
-CHECKS = ["corpus", "trees", "manifests", "release", "policy", "artifacts", "web-ext lint", "entry points",
-          "background", "parity", "known deviations"]
+CHECKS = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
+          "web-ext lint", "entry points", "background", "parity", "known deviations"]
 LINK = "https://example.org/extparity/gate-test"
 
 PARSE_INPUTS = {
@@ -61,6 +61,16 @@ def parse_case(case_id: str) -> dict:
 def repair_case(case_id: str) -> dict:
     return {"id": case_id, "fn": "repair", "input": REPAIR_INPUTS[case_id], "tags": ["gate"], "why": "gate test",
             "expect": json.loads(repair_arguments_canonical(REPAIR_INPUTS[case_id]))}
+
+
+def bundled_gate(key: str) -> list:
+    """The bundled config's own entries under [tool.extparity.gate].KEY, which a copy keeps."""
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]["gate"].get(key, [])
+
+
+def allow(identifier: str, module: str = PARSER) -> list:
+    """The bundled purity exceptions and one more."""
+    return bundled_gate("purity") + [{"identifier": identifier, "module": module, "reason": "written by test_gate"}]
 
 
 def deviation(case: str, *engines: str, verdict: str | None = None) -> dict:
@@ -165,7 +175,7 @@ def test_the_gate_passes_on_the_bundled_extension_and_counts_its_known_deviation
                    ["tool"]["extparity"]["engines"]).gate()
     assert outcome.code == 0, outcome.out + outcome.err
     assert list(outcome.lines) == CHECKS and outcome.failing() == set()
-    assert outcome.out.strip().endswith("gate PASSED: all 11 checks")
+    assert outcome.out.strip().endswith("gate PASSED: all 14 checks")
     parity = outcome.reason("parity")
     known = json.loads((ROOT / "fixtures/known-deviations.json").read_text())
     cells = sum(len(entry["engines"]) for entry in known)
@@ -193,7 +203,8 @@ def twice(tmp_path_factory):
     """A copy whose parser skips the allowlist only inside Chromium's service worker, with that
     divergence declared as a known deviation: gated twice."""
     copy = Copy(tmp_path_factory.mktemp("twice"), minimum_cases={"parse": 3, "repair": 2},
-                deviations=[deviation("parse-not-allowed", "chromium-background", verdict=without_allowlist("parse-not-allowed"))])
+                deviations=[deviation("parse-not-allowed", "chromium-background", verdict=without_allowlist("parse-not-allowed"))],
+                purity=allow("ServiceWorkerGlobalScope"))
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     first = copy.gate(report="first.json")
     first_dist = copy.dist()
@@ -252,7 +263,10 @@ def test_a_firefox_background_pointed_at_a_laxer_parser_copy_fails(tmp_path):
     copy.edit_json(copy.tree("firefox") / "manifest.json", lambda m: m["background"].update(scripts=["background-lax.js"]))
     outcome = copy.gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"background", "parity"}
+    assert outcome.failing() == {"scripts", "background", "parity"}
+    assert outcome.reason("scripts") == (
+        "firefox: background-lax.js (manifest.json background.scripts) is neither a verified module nor declared glue: "
+        "declare it in [tool.extparity.gate].glue_scripts with a reason (and 2 more)")
     assert outcome.reason("background") == (
         "firefox: its background does not load src/agent/tool-call-parser.js, which the engines verified (and 1 more)")
     assert "the backgrounds load different scripts: firefox loads background-lax.js, src/agent/lax/tool-call-parser.js" \
@@ -264,7 +278,8 @@ def test_a_firefox_background_pointed_at_a_laxer_parser_copy_fails(tmp_path):
 # ------------------------------------------------------------------ attacks: only in the service worker; a module outside the verified set
 
 def test_a_parser_that_differs_only_in_the_service_worker_and_a_drifted_dynamic_import_fail(tmp_path):
-    copy = Copy(tmp_path, deviations=[deviation("parse-tagged", "quickjs-chrome")])
+    copy = Copy(tmp_path, deviations=[deviation("parse-tagged", "quickjs-chrome")], purity=allow("ServiceWorkerGlobalScope"),
+                glue_scripts=bundled_gate("glue_scripts") + [{"script": "src/agent/format.js", "reason": "test_gate"}])
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     # inspector.js (not an entry) imports a module dynamically; that module drifts in one tree
     copy.edit("inspector.js", 'const $ = (id)', 'import("./src/agent/format.js").catch(() => {});\n\nconst $ = (id)')
@@ -750,3 +765,305 @@ def test_an_acknowledged_policy_change_passes_the_gate_against_the_last_release(
     assert outcome.code == 0, outcome.out + outcome.err
     assert outcome.reason("policy") == ("every tree is loaded by a browser (chrome by chromium, firefox by firefox); "
                                         "against first.json: 1 policy changes, each acknowledged in acks.json")
+# ------------------------------------------------------------------ policy over the shipped code, before any engine starts
+#
+# Each scenario below breaks one copy in one way and asserts the one line its check fails with.
+# The check is the function the gate runs (gate.checks.STATIC_POLICY), called on the copy's config,
+# so no browser starts; test_a_verified_module_that_reads_the_clock_fails_the_gate_before_the_engines_agree
+# shows one of them inside a whole gate run.
+
+def policy(copy: Copy, name: str):
+    from extparity.gate.checks import STATIC_POLICY, check
+    from extparity.project.config import load_project
+
+    return check(name, *STATIC_POLICY[name](load_project(copy.config)))
+
+
+def rule_line() -> int:
+    """The line of the allowlist rule of plain JSON calls in the parser."""
+    text = (ROOT / "extension/chrome" / PARSER).read_text()
+    return text[:text.index(ALLOWLIST_RULE)].count("\n") + 2
+
+
+def skip_allowlist_when(condition: str):
+    """An edit that keeps the allowlist rule of plain JSON calls only while `condition` holds."""
+    return lambda copy: copy.edit(PARSER, ALLOWLIST_RULE, ALLOWLIST_RULE.replace(
+        "if (!allowed.has(name))", f"if (!allowed.has(name) && {condition})"))
+
+
+def with_top_level(declaration: str, condition: str):
+    """A top-level declaration before the first function of the parser, and a rule that uses it."""
+    def edit(copy: Copy) -> None:
+        copy.edit(PARSER, "const NOT_A_CALL = ", f"{declaration}\nconst NOT_A_CALL = ")
+        skip_allowlist_when(condition)(copy)
+    return edit
+
+
+def top_level_line() -> int:
+    text = (ROOT / "extension/chrome" / PARSER).read_text()
+    return text[:text.index("const NOT_A_CALL = ")].count("\n") + 1
+
+
+R = rule_line()
+PURITY_BREAKAGES = {
+    "host object": (skip_allowlist_when('typeof document === "undefined"'),
+                    f"{PARSER}:{R}: document: a host object"),
+    "clock": (skip_allowlist_when("performance.now() < 8.64e7"),
+              f"{PARSER}:{R}: performance.now: a clock or randomness"),
+    "randomness": (skip_allowlist_when("Math.random() > 0.001"),
+                   f"{PARSER}:{R}: Math.random: a clock or randomness"),
+    "locale method": (skip_allowlist_when("name.toLocaleUpperCase() !== name.toUpperCase()"),
+                      f"{PARSER}:{R}: toLocaleUpperCase: the locale: its result depends on the user's language and region"),
+    "locale object": (skip_allowlist_when('new Intl.Collator().compare(name, "m") < 0'),
+                      f"{PARSER}:{R}: Intl.Collator: the locale"),
+    "timer": (skip_allowlist_when('typeof setTimeout !== "function"'),
+              f"{PARSER}:{R}: setTimeout: I/O or a timer"),
+    "a name no engine defines": (skip_allowlist_when('typeof Deno === "object"'),
+                                 f"{PARSER}:{R}: Deno: a host object"),
+    "constructor chain": (skip_allowlist_when('[].map.constructor("return 1")() === 1'),
+                          f"{PARSER}:{R}: constructor: code from a string: a .constructor chain reaches Function"),
+    "eval": (skip_allowlist_when('eval("1") === 1'), f"{PARSER}:{R}: eval: code from a string"),
+    "computed property on a global": (
+        skip_allowlist_when('Math["ran" + "dom"]() < 0.5'),
+        f"{PARSER}:{R}: Math[...]: an evasion: a property name computed at run time on the global Math"),
+    "Reflect over a global": (
+        skip_allowlist_when('Reflect.get(Math, "random")() < 0.5'),
+        f"{PARSER}:{R}: Reflect: an evasion: Reflect over the global Math reaches around its rules"),
+    "with": (lambda copy: copy.edit(PARSER, ALLOWLIST_RULE, "  with (allowed) {}\n" + ALLOWLIST_RULE),
+             f"{PARSER}:{R - 1}: with: an evasion: `with` makes every name a property lookup"),
+    "undeclared write": (skip_allowlist_when("(lastName = name) === undefined"),
+                         f"{PARSER}:{R}: lastName: a host object: assigning an undeclared name writes the global object"),
+    "top-level binding a function assigns": (
+        with_top_level("let lastAllowed = null;", "lastAllowed !== (lastAllowed = allowed)"),
+        f"{PARSER}:{R + 1}: lastAllowed: module-level mutable state: a function assigns this top-level let "
+        f"(declared at line {top_level_line()})"),
+    "top-level container a function grows": (
+        with_top_level("const seenNames = new Set();", "!seenNames.has(name) && seenNames.add(name)"),
+        f"{PARSER}:{R + 1}: seenNames: module-level mutable state: a function mutates this top-level value "
+        f"(calls .add(); declared at line {top_level_line()})"),
+    "top-level object a function writes": (
+        with_top_level("const tries = {};", "(tries[name] = (tries[name] || 0) + 1) > 3"),
+        f"{PARSER}:{R + 1}: tries: module-level mutable state: a function mutates this top-level value "
+        f"(assigns a property; declared at line {top_level_line()})"),
+}
+
+
+@pytest.mark.parametrize("kind", PURITY_BREAKAGES)
+def test_a_verified_module_that_reads_its_environment_or_keeps_state_fails_purity(tmp_path, kind):
+    edit, line = PURITY_BREAKAGES[kind]
+    copy = Copy(tmp_path)
+    assert policy(copy, "purity").ok
+    edit(copy)
+    result = policy(copy, "purity")
+    assert not result.ok and result.line.startswith(line), result.line
+
+
+def test_a_computed_import_in_a_verified_module_fails_purity(tmp_path):
+    copy = Copy(tmp_path)
+    skip_allowlist_when('(import("./" + name + ".js").catch(() => {}), false)')(copy)
+    result = policy(copy, "purity")
+    assert not result.ok
+    assert result.line.startswith(f"chrome: the verified modules cannot be read: {PARSER}:{R}: import() with a computed "
+                                  "specifier cannot be linked"), result.line
+
+
+def test_purity_resolves_scopes_a_local_named_like_a_global_is_fine_a_block_does_not_hide_one(tmp_path):
+    copy = Copy(tmp_path)
+    copy.edit(PARSER, ALLOWLIST_RULE, "  const performance = { now: () => 0 };\n  { const Date = 0; }\n" + ALLOWLIST_RULE
+              .replace("if (!allowed.has(name))", "if (!allowed.has(name) && performance.now() === Date.now())"))
+    result = policy(copy, "purity")
+    assert not result.ok
+    assert result.problems == [f"{PARSER}:{R + 2}: Date.now: a clock or randomness"]
+
+
+def test_a_purity_exception_covers_its_identifier_and_a_stale_one_fails(tmp_path):
+    copy = Copy(tmp_path, purity=allow("document") + allow("navigator")[-1:])
+    skip_allowlist_when('typeof document === "undefined"')(copy)
+    result = policy(copy, "purity")
+    assert result.problems == [f"stale exception: navigator no longer occurs in {PARSER}: remove it from "
+                               "[tool.extparity.gate].purity"]
+
+
+def test_the_shaped_extension_needs_exactly_its_two_exceptions_for_time_based_call_ids(tmp_path):
+    from extparity.gate.purity import verdict
+    from extparity.project.config import load_project
+
+    shaped = ROOT / "tests/extensions/shaped"
+    problems, line = verdict(load_project(shaped / "pyproject.toml"))
+    assert problems == []
+    assert line == ("3 verified modules read no environment and keep no state between calls; exceptions: Date.now in "
+                    "lib/parser/ids.js (fresh call ids, dropped by the adapter), Math.random in lib/parser/ids.js "
+                    "(fresh call ids, dropped by the adapter)")
+    copy = tmp_path / "shaped"
+    shutil.copytree(shaped, copy)
+    config = copy / "pyproject.toml"
+    config.write_text("\n".join(line for line in config.read_text().splitlines() if '"Math.random"' not in line) + "\n")
+    problems, _ = verdict(load_project(config))
+    assert problems == ["lib/parser/ids.js:2: Math.random: a clock or randomness"]
+
+
+def test_the_headless_engines_refuse_the_locale_at_run_time_unless_it_is_allowed(tmp_path):
+    """What the static check cannot see (a method name built at run time on a string) throws in
+    QuickJS, V8 and SpiderMonkey, and the parser turns the throw into an internal error; with the
+    identifier allowed the same copy agrees with Python again."""
+    engines = ("python", "quickjs-chrome", "v8-chrome", "spidermonkey-firefox")
+    hidden = '"a"["locale" + "Compare"]("b") < 0'
+
+    def run(folder: str, **changes) -> tuple[int, dict]:
+        copy = Copy(tmp_path / folder, engines=engines, **changes)
+        skip_allowlist_when(hidden)(copy)
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            code = cli.main(["--config", copy.config, "run", "--json", str(tmp_path / f"{folder}.json")])
+        return code, json.loads((tmp_path / f"{folder}.json").read_text())
+
+    code, result = run("guarded")
+    assert code == 1
+    case = next(c for c in result["cases"] if c["id"] == "parse-not-allowed")
+    assert case["cells"]["python"] == "pass"
+    assert {engine: json.loads(case["divergent"][engine])["error"] for engine in engines[1:]} == \
+        dict.fromkeys(engines[1:], "internal-error")
+    code, result = run("allowed", purity=allow("localeCompare"))
+    assert code == 0 and result["ok"] is True
+
+
+def glue(*scripts: str) -> list:
+    """The bundled glue scripts and more."""
+    return bundled_gate("glue_scripts") + [{"script": s, "reason": "written by test_gate"} for s in scripts]
+
+
+def manifests(copy: Copy, change) -> None:
+    for tree in ("chrome", "firefox"):
+        copy.edit_json(copy.tree(tree) / "manifest.json", change)
+
+
+PAGE = '<!doctype html>\n<meta charset="utf-8">\n{}\n'
+NOT_ACCOUNTED = "is neither a verified module nor declared glue: declare it in [tool.extparity.gate].glue_scripts with a reason"
+
+
+def options_page_with_the_parser_objects(copy: Copy) -> None:
+    copy.write("options.html", PAGE.format('<script type="module" src="options.js"></script>'))
+    copy.write("options.js", 'import { parseToolCalls } from "./src/agent/tool-call-parser.js";\nparseToolCalls("", []);\n')
+    manifests(copy, lambda m: m.update(options_ui={"page": "options.html"}))
+
+
+def devtools_page_with_a_laxer_second_export(copy: Copy) -> None:
+    copy.edit(PARSER, "export function parseToolCallsCanonical(", "export const parseToolCallsLoose = (text) => "
+              "canonical(parseToolCalls(text, [...new Set(text.match(/\\w+/g))]));\n\nexport function parseToolCallsCanonical(")
+    copy.write("devtools.html", PAGE.format('<script type="module" src="panel/devtools.js"></script>'))
+    copy.write("panel/devtools.js", 'import * as agent from "../src/agent/tool-call-parser.js";\n'
+                                    'globalThis.check = agent.parseToolCallsLoose;\n')
+    manifests(copy, lambda m: m.update(devtools_page="devtools.html"))
+
+
+def content_script_with_its_own_parser(copy: Copy) -> None:
+    copy.write("content/calls.js", "var calls = (text) => JSON.parse(text);\n")
+    manifests(copy, lambda m: m.update(content_scripts=[{"matches": ["https://chat.example.org/*"], "js": ["content/calls.js"]}]))
+
+
+def sandbox_page_with_a_script_named_otherwise(copy: Copy) -> None:
+    copy.write("sandbox.html", PAGE.format('<script src="sandbox.bin"></script>'))
+    copy.write("sandbox.bin", "parent.postMessage(1, '*');\n")
+    manifests(copy, lambda m: m.update(sandbox={"pages": ["sandbox.html"]}))
+
+
+def shipped_page_with_inline_code(copy: Copy) -> None:
+    copy.write("help.html", PAGE.format("<script>\n  document.title = 'help';\n</script>"))
+
+
+def background_importing_a_hook_lazily(copy: Copy) -> None:
+    copy.edit("background.js", 'const api = globalThis', 'import("./hooks/late.mjs").catch(() => {});\n\nconst api = globalThis')
+    copy.write("hooks/late.mjs", "export const late = true;\n")
+
+
+SCRIPT_BREAKAGES = {
+    "an export no entry is": (options_page_with_the_parser_objects, {"glue_scripts": glue("options.js")},
+                              "options.js:1 imports parseToolCalls from the verified module src/agent/tool-call-parser.js, "
+                              "which is not an entry's export: only entries are verified"),
+    "a namespace with a laxer export": (devtools_page_with_a_laxer_second_export, {"glue_scripts": glue("panel/devtools.js")},
+                                        "panel/devtools.js:1 imports its namespace, including MAX_LISTED_REJECTIONS from the "
+                                        "verified module src/agent/tool-call-parser.js, which is not an entry's export: only "
+                                        "entries are verified (and 3 more)"),
+    "a content script": (content_script_with_its_own_parser, {},
+                         f"content/calls.js (manifest.json content_scripts[0].js) {NOT_ACCOUNTED}"),
+    "a page script with another name": (sandbox_page_with_a_script_named_otherwise, {},
+                                        f"sandbox.bin (a <script> of sandbox.html) {NOT_ACCOUNTED}"),
+    "inline code": (shipped_page_with_inline_code, {},
+                    "help.html:3: an inline <script> cannot be accounted for: move its code into a file"),
+    "a literal dynamic import": (background_importing_a_hook_lazily, {},
+                                 f"hooks/late.mjs (imported from background.js) {NOT_ACCOUNTED}"),
+    "stale glue": (lambda copy: None, {"glue_scripts": glue("gone.js")},
+                   "glue script gone.js: no tree ships it as a script: remove it from [tool.extparity.gate].glue_scripts"),
+    "glue that is verified": (lambda copy: None, {"glue_scripts": glue("src/agent/json-core.js")},
+                              "glue script src/agent/json-core.js is a verified module: remove it from "
+                              "[tool.extparity.gate].glue_scripts"),
+    "a stale import exception": (lambda copy: None, {"imports": bundled_gate("imports") + [
+        {"export": "canonical", "script": "background.js", "reason": "written by test_gate"}]},
+        "stale exception: background.js no longer imports canonical from a verified module: remove it from "
+        "[tool.extparity.gate].imports"),
+}
+
+
+@pytest.mark.parametrize("kind", SCRIPT_BREAKAGES)
+def test_a_shipped_script_the_engines_never_verified_fails_scripts(tmp_path, kind):
+    edit, changes, line = SCRIPT_BREAKAGES[kind]
+    copy = Copy(tmp_path, **changes)
+    edit(copy)
+    result = policy(copy, "scripts")
+    assert not result.ok and result.line == line, result.line
+
+
+def test_a_background_page_script_whatever_its_name_is_part_of_what_the_background_loads(tmp_path):
+    from extparity.subject import tree_checks
+
+    copy = Copy(tmp_path)
+    copy.write("background.html", PAGE.format('<script type="module" src="background.js"></script>\n'
+                                              '<script src="relay.cgi"></script>'), trees=["firefox"])
+    copy.write("relay.cgi", "fetch('http://127.0.0.1:9/');\n", trees=["firefox"])
+    copy.edit_json(copy.tree("firefox") / "manifest.json", lambda m: m.update(background={"page": "background.html"}))
+    manifest, _ = tree_checks.load_manifest("firefox", copy.tree("firefox"))
+    assert "relay.cgi" in tree_checks.background_closure(copy.tree("firefox"), manifest)
+    assert policy(copy, "scripts").line == f"firefox: relay.cgi (a <script> of background.html) {NOT_ACCOUNTED}"
+
+
+LISTENER_LINE = (ROOT / "extension/chrome/background.js").read_text().split("api.runtime.onMessage.addListener(")[0].count("\n") + 1
+SURFACE = "is a messaging surface the gate's cases never reach: declare it in [tool.extparity.gate].surfaces with a reason"
+SURFACE_BREAKAGES = {
+    "externally_connectable": (
+        lambda copy: manifests(copy, lambda m: m.update(externally_connectable={"matches": ["https://app.example.org/*"]})),
+        {}, f"chrome/manifest.json: externally_connectable {SURFACE}"),
+    "onConnectExternal": (
+        lambda copy: copy.edit("background.js", "api.runtime.onMessage.addListener(",
+                               "api.runtime.onConnectExternal.addListener((port) => port.postMessage(answer({})));\n"
+                               "api.runtime.onMessage.addListener("),
+        {}, f"chrome/background.js:{LISTENER_LINE}: onConnectExternal {SURFACE} (surface = 'onConnectExternal', script = 'background.js')"),
+    "onMessageExternal by a computed name": (
+        lambda copy: copy.edit("background.js", "api.runtime.onMessage.addListener(",
+                               'api.runtime["onMessageExternal"].addListener((m, _s, reply) => reply(answer(m)));\n'
+                               "api.runtime.onMessage.addListener("),
+        {}, f"chrome/background.js:{LISTENER_LINE}: onMessageExternal {SURFACE} (surface = 'onMessageExternal', script = 'background.js')"),
+    "a content script on every site": (
+        lambda copy: (copy.write("content.js", "void 0;\n"), manifests(
+            copy, lambda m: m.update(content_scripts=[{"matches": ["https://*/*"], "js": ["content.js"]}]))),
+        {"glue_scripts": glue("content.js")},
+        f"chrome/manifest.json content_scripts[0] matches https://*/*: content_scripts {SURFACE} "
+        f"(surface = 'content_scripts', script = 'content.js')"),
+    "a stale declaration": (
+        lambda copy: None, {"surfaces": [{"surface": "externally_connectable", "reason": "written by test_gate"}]},
+        "stale declaration: externally_connectable no longer occurs: remove it from [tool.extparity.gate].surfaces"),
+}
+
+
+@pytest.mark.parametrize("kind", SURFACE_BREAKAGES)
+def test_a_way_in_from_outside_the_extension_fails_surfaces_unless_declared(tmp_path, kind):
+    edit, changes, line = SURFACE_BREAKAGES[kind]
+    copy = Copy(tmp_path, **changes)
+    edit(copy)
+    result = policy(copy, "surfaces")
+    assert not result.ok and result.line == line, result.line
+
+
+def test_a_declared_surface_passes_and_is_named(tmp_path):
+    copy = Copy(tmp_path, surfaces=[{"surface": "onConnectExternal", "script": "background.js", "reason": "test_gate"}])
+    SURFACE_BREAKAGES["onConnectExternal"][0](copy)
+    result = policy(copy, "surfaces")
+    assert result.ok and result.line == "declared: onConnectExternal in background.js"

@@ -109,17 +109,19 @@ def shipped_scripts(tree: Path, manifest: dict) -> tuple[dict[str, str], list[st
                      for at in inline]
         for script in scripts:
             reached.setdefault(script, f"a <script> of {page}")
-    for path in sorted(files):
-        if path.endswith(SCRIPTS):
-            reached.setdefault(path, "shipped")
-    for script, how in list(reached.items()):
-        if script not in files:
-            continue
-        try:
-            for module in import_closure(tree, [script]):
-                reached.setdefault(module, f"imported from {script}")
-        except LinkError as exc:
-            problems.append(f"{script} ({how}): its imports cannot be followed: {exc}")
+    for shipped in (False, True):  # what the manifest and pages load first, then every other script file
+        if shipped:
+            for path in sorted(files):
+                if path.endswith(SCRIPTS):
+                    reached.setdefault(path, "shipped")
+        for script, how in list(reached.items()):
+            if script not in files or (shipped and how != "shipped"):
+                continue
+            try:
+                for module in import_closure(tree, [script]):
+                    reached.setdefault(module, f"imported from {script}")
+            except LinkError as exc:
+                problems.append(f"{script} ({how}): its imports cannot be followed: {exc}")
     return {path: how for path, how in reached.items() if path in files}, problems
 
 
@@ -261,8 +263,9 @@ def scripts_problems(project: Project) -> tuple[list[str], int, int]:
         for script, how in sorted(scripts.items()):
             if script in verified:
                 continue
-            if script not in glue:
-                unaccounted.setdefault(script, (how, []))[1].append(name)
+            if script not in glue:  # said once, by the most telling way a tree reaches it
+                known_how, trees = unaccounted.get(script, (how, []))
+                unaccounted[script] = (how if known_how == "shipped" else known_how, trees + [name])
             try:
                 taken = imports_of(tree, script)
             except LinkError as exc:
