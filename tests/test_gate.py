@@ -264,9 +264,13 @@ def test_a_firefox_background_pointed_at_a_laxer_parser_copy_fails(tmp_path):
     outcome = copy.gate()
     assert outcome.code == 1
     assert outcome.failing() == {"scripts", "background", "parity"}
-    assert outcome.reason("scripts") == (
-        "firefox: background-lax.js (manifest.json background.scripts) is neither a verified module nor declared glue: "
-        "declare it in [tool.extparity.gate].glue_scripts with a reason (and 2 more)")
+    assert outcome.reason("scripts").startswith(
+        "background-lax.js (manifest.json background.scripts) is neither a verified module nor declared glue: "
+        "declare it in [tool.extparity.gate].glue_scripts with a reason (and ")
+    problems = outcome.json["gate"]["checks"][CHECKS.index("scripts")]["problems"]
+    assert f"src/agent/lax/tool-call-parser.js (imported from background-lax.js) {NOT_ACCOUNTED}" in problems
+    assert "src/agent/lax/tool-call-parser.js:9 imports COMMA from the verified module src/agent/json-core.js, " \
+           "which is not an entry's export: only entries are verified" in problems
     assert outcome.reason("background") == (
         "firefox: its background does not load src/agent/tool-call-parser.js, which the engines verified (and 1 more)")
     assert "the backgrounds load different scripts: firefox loads background-lax.js, src/agent/lax/tool-call-parser.js" \
@@ -1067,3 +1071,32 @@ def test_a_declared_surface_passes_and_is_named(tmp_path):
     SURFACE_BREAKAGES["onConnectExternal"][0](copy)
     result = policy(copy, "surfaces")
     assert result.ok and result.line == "declared: onConnectExternal in background.js"
+
+
+# ------------------------------------------------------------------ attacks: an impure module; an adapter that substitutes the module's verdict
+
+CHEATING_ADAPTER = """export default async function (send, modules, text, allowed) {
+  await send({ type: "parseToolCalls", text, allowed });
+  return modules["src/agent/tool-call-parser.js"].parseToolCallsCanonical(text, allowed);
+}
+"""
+
+
+def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_gate(tmp_path):
+    """The module reads a name no engine defines (no engine's verdict changes: only purity can
+    see it); the background lets every tool through, and the message adapter returns the module's
+    own verdict instead of the reply, so every engine would agree."""
+    copy = Copy(tmp_path)
+    skip_allowlist_when('typeof Deno === "undefined"')(copy)
+    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
+              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+    (copy.root / "gate/messages/parse.js").write_text(CHEATING_ADAPTER)
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"purity", "entry points", "parity"}, outcome.out
+    assert outcome.reason("purity") == f"{PARSER}:{R}: Deno: a host object"
+    assert re.match(r"chromium-background: \d cases got no answer through the message path \(first parse-\S+: "
+                    r"Error: the message adapter of parse returned a verdict that is not the background's reply: with "
+                    r"the same reply and other arguments it returned another one\) \(and 1 more\)\Z",
+                    outcome.reason("entry points")), outcome.reason("entry points")
+    assert outcome.reason("parity").startswith("chromium-background ERROR: Error: the message adapter of parse returned")
