@@ -15,8 +15,9 @@ the module's top level. What is refused, each named with file, line and identifi
 * I/O and timers: ``fetch``, ``XMLHttpRequest``, ``WebSocket``, ``setTimeout``, ``console``...;
 * code from strings: ``eval``, ``Function``, ``.constructor``, and ``import()`` with a computed
   specifier (the graph cannot be read past it: the linker's error is the problem);
-* evasions: a property name computed at run time on a global, ``with``, ``Reflect``/``Proxy``
-  over a global, legacy ``RegExp`` statics, engine-specific ``Error`` hooks, ``import.meta``;
+* evasions: a property name computed at run time on a global, ``Reflect``/``Proxy`` over a
+  global, legacy ``RegExp`` statics, engine-specific ``Error`` hooks, ``import.meta`` (``with`` needs
+  no rule: module code is strict, and no engine loads a module that uses it);
 * module-level mutable state: a top-level binding that a function assigns, a top-level container
   that a function mutates (assigns or deletes a property of it, or calls a mutating method on it).
 
@@ -126,9 +127,7 @@ def module_findings(path: str, root, source: bytes) -> list[Finding]:
         elif reference.binding.scope.top and reference.in_function:
             _top_level_state(reference, source, found)
     for node in _walk(root):
-        if node.type == "with_statement":
-            found(node, "with", "an evasion: `with` makes every name a property lookup")
-        elif node.type == "meta_property" and text(node, source).startswith("import"):
+        if node.type == "meta_property" and text(node, source).startswith("import"):
             found(node, "import.meta", "a host object: the module's own URL differs per browser and install")
         elif node.type in ("member_expression", "subscript_expression"):
             _property(node, _property_name(node, source), found)
@@ -191,11 +190,8 @@ def _free_name(reference: Reference, source: bytes, found) -> None:
         elif name in ("Reflect", "Proxy"):
             _over_a_global(reference, member, source, found)
         return
-    if reference.writes:
-        found(node, name, "a host object: assigning an undeclared name writes the global object")
-    else:
-        found(node, dotted, KIND_OF.get(name, KIND_OF.get(dotted, "not a deterministic ECMAScript intrinsic "
-                                                               "(verified modules may not read their environment)")))
+    found(node, dotted, KIND_OF.get(name, KIND_OF.get(dotted, "not a deterministic ECMAScript intrinsic "
+                                                           "(verified modules may not read their environment)")))
 
 
 def _over_a_global(reference: Reference, member, source: bytes, found) -> None:
