@@ -387,6 +387,9 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"messages": {"parse": "gate/messages/parse.js"}}, "need a message adapter for every entry; none for repair"),
     ({"web_ext": {"allow": []}}, "web_ext: missing key 'command'"),
     ({"colour": "red"}, "unknown key 'colour'"),
+    ({"purity": [{"identifier": "Date.now", "module": "src/a.js"}]}, "purity[0]: missing key 'reason'"),
+    ({"glue_scripts": [{"script": "a.js", "reason": "r", "why": "?"}]}, "glue_scripts[0]: unknown key 'why'"),
+    ({"surfaces": [{"surface": "externally_connectable", "reason": "r"}] * 2}, "surfaces[1]: declared twice"),
 ])
 def test_a_malformed_gate_table_exits_2_naming_the_key(tmp_path, change, words):
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
@@ -1006,12 +1009,12 @@ def test_a_background_page_script_whatever_its_name_is_part_of_what_the_backgrou
 
     copy = Copy(tmp_path)
     copy.write("background.html", PAGE.format('<script type="module" src="background.js"></script>\n'
-                                              '<script src="relay.cgi"></script>'), trees=["firefox"])
-    copy.write("relay.cgi", "fetch('http://127.0.0.1:9/');\n", trees=["firefox"])
+                                              '<script src="relay.jsm"></script>'), trees=["firefox"])
+    copy.write("relay.jsm", "fetch('http://127.0.0.1:9/');\n", trees=["firefox"])
     copy.edit_json(copy.tree("firefox") / "manifest.json", lambda m: m.update(background={"page": "background.html"}))
     manifest, _ = tree_checks.load_manifest("firefox", copy.tree("firefox"))
-    assert "relay.cgi" in tree_checks.background_closure(copy.tree("firefox"), manifest)
-    assert policy(copy, "scripts").line == f"firefox: relay.cgi (a <script> of background.html) {NOT_ACCOUNTED}"
+    assert "relay.jsm" in tree_checks.background_closure(copy.tree("firefox"), manifest)
+    assert policy(copy, "scripts").line == f"firefox: relay.jsm (a <script> of background.html) {NOT_ACCOUNTED}"
 
 
 LISTENER_LINE = (ROOT / "extension/chrome/background.js").read_text().split("api.runtime.onMessage.addListener(")[0].count("\n") + 1
