@@ -1088,3 +1088,17 @@ def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_ga
                     r"the same reply and other arguments it returned another one\) \(and 1 more\)\Z",
                     outcome.reason("entry points")), outcome.reason("entry points")
     assert outcome.reason("parity").startswith("chromium-background ERROR: Error: the message adapter of parse returned")
+
+
+def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_background(tmp_path):
+    """No manifest, page or import names relay.jsm (declared glue here, so only this is tested):
+    what the Firefox background document actually loaded does."""
+    copy = Copy(tmp_path, engines=("python", "firefox"), glue_scripts=glue("relay.jsm"))
+    copy.edit("background.js", "const api = globalThis", 'if (typeof document === "object") document.head.append('
+              'Object.assign(document.createElement("script"), { src: "re" + "lay.jsm" }));\n\nconst api = globalThis')
+    copy.write("relay.jsm", "void 0;\n")
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"background"}, outcome.out
+    assert re.fullmatch(r"relay\.jsm: firefox-background loaded [0-9a-f]{12}, which its background firefox tree on "
+                        r"disk does not load", outcome.reason("background")), outcome.reason("background")

@@ -8,7 +8,7 @@ that can run: each entry point every manifest declares (background service worke
 page; action, browser_action and page_action popups; options; side panel and sidebar; devtools
 page; content scripts; sandbox pages; URL overrides; web-accessible resources; user-script API
 scripts), every ``<script src>`` of every shipped HTML page whatever the file's name, their static
-and literal dynamic imports, and every ``.js``/``.mjs``/``.cjs`` file of the tree. Each is in the
+and literal dynamic imports, and every ``.js``/``.mjs``/``.cjs``/``.jsm`` file of the tree. Each is in the
 verified graph, or listed in ``[tool.extparity.gate].glue_scripts`` with a reason, or the gate
 fails naming it. A script outside the graph may import from a verified module only exports that
 are an entry (the same binding as an entry's export); ``[tool.extparity.gate].imports`` names
@@ -28,7 +28,7 @@ from ..subject.linker import LinkError, dependencies, import_closure, normalize_
 from .scopes import line, text
 
 PAGES = (".html", ".htm", ".xhtml")
-SCRIPTS = (".js", ".mjs", ".cjs")
+SCRIPTS = (".js", ".mjs", ".cjs", ".jsm")  # what browsers serve as JavaScript
 GLUE = "[tool.extparity.gate].glue_scripts"
 IMPORTS = "[tool.extparity.gate].imports"
 ALL = "*"

@@ -32,3 +32,15 @@ async function extparityImport(urlOf, paths) {
   }
   return namespaces;
 }
+
+// Every script a document loaded from the extension, as tree-relative paths: its <script>
+// elements, whatever their names, and the modules and scripts its resource timing records.
+// Why: the scripts a background is meant to load are read statically; these are the ones it did.
+function extparityLoadedScripts(win, base) {
+  const urls = Array.from(win.document.scripts, (script) => script.src).filter(Boolean);
+  for (const entry of win.performance.getEntriesByType("resource")) {
+    if (entry.initiatorType === "script" || entry.initiatorType === "other") urls.push(entry.name);
+  }
+  const paths = urls.filter((url) => url.startsWith(base)).map((url) => decodeURI(url.slice(base.length).split(/[?#]/)[0]));
+  return [...new Set(paths)].sort();
+}

@@ -30,7 +30,11 @@
     const urlOf = (path) => browser.runtime.getURL(path);
     try {
       const cfg = await (await fetch(ENDPOINT + "config")).json();
-      await post("hashes", JSON.stringify(await extparityHashModules(urlOf, cfg.hash_modules)));
+      // In the messenger frame, what the background document actually loaded is hashed too, so a
+      // script it loads that the manifest and page do not name shows up as one it should not load.
+      const loaded = window.parent !== window ? extparityLoadedScripts(window.parent, urlOf("")) : [];
+      const hashed = [...new Set([...cfg.hash_modules, ...loaded])];
+      await post("hashes", JSON.stringify(await extparityHashModules(urlOf, hashed)));
       const namespaces = await extparityImport(urlOf, cfg.import_modules);
       const send = (message) => browser.runtime.sendMessage(message);
       const entries = /*@@BIND@@*/;

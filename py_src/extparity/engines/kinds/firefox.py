@@ -112,7 +112,7 @@ class FirefoxSession(BrowserSession):
                                    + " | ".join(self.server.background_errors[:3]))
         if self.server.fatal:
             raise EngineStartError(f"probe in the extension's background: {self.server.fatal}")
-        self.module_hashes = self.server.hashes
+        self.module_hashes = {path: digest for path, digest in self.server.hashes.items() if path not in ADDED}
         self.engine.browser_version = self.server.browser_version
 
     def scripts_not_run(self, when: str) -> str:
