@@ -67,7 +67,7 @@ ERROR_HOOKS = {"captureStackTrace", "stackTraceLimit", "prepareStackTrace"}
 MUTATORS = {"push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin", "set", "add",
             "delete", "clear"}
 DATA_VIEW_SETTER = re.compile(r"set(Int|Uint|Float|BigInt|BigUint)\d+\Z")
-OBJECT_WRITERS = {"Object": {"assign", "defineProperty", "defineProperties", "setPrototypeOf", "freeze"},
+OBJECT_WRITERS = {"Object": {"assign", "defineProperty", "defineProperties", "setPrototypeOf"},
                   "Reflect": {"set", "defineProperty", "deleteProperty", "setPrototypeOf"}}
 CONFIG = "[tool.extparity.gate].purity"
 

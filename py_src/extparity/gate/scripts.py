@@ -127,9 +127,9 @@ def shipped_scripts(tree: Path, manifest: dict) -> tuple[dict[str, str], list[st
 
 def imports_of(tree: Path, script: str) -> list[Imported]:
     """What a script takes from other modules: named imports, namespaces, re-exports, import()."""
-    tree_, source = parse_source((Path(tree) / script).read_bytes(), script)
+    syntax, source = parse_source((Path(tree) / script).read_bytes(), script)
     found: list[Imported] = []
-    stack = [tree_.root_node]
+    stack = [syntax.root_node]
     while stack:
         node = stack.pop()
         stack.extend(node.children)
