@@ -972,9 +972,9 @@ SCRIPT_BREAKAGES = {
                               "options.js:1 imports parseToolCalls from the verified module src/agent/tool-call-parser.js, "
                               "which is not an entry's export: only entries are verified"),
     "a namespace with a laxer export": (devtools_page_with_a_laxer_second_export, {"glue_scripts": glue("panel/devtools.js")},
-                                        "panel/devtools.js:1 imports its namespace, including MAX_LISTED_REJECTIONS from the "
-                                        "verified module src/agent/tool-call-parser.js, which is not an entry's export: only "
-                                        "entries are verified (and 3 more)"),
+                                        re.compile(r"panel/devtools\.js:1 imports its namespace, including \w+ from the "
+                                                   r"verified module src/agent/tool-call-parser\.js, which is not an entry's "
+                                                   r"export: only entries are verified \(and \d+ more\)")),
     "a content script": (content_script_with_its_own_parser, {},
                          f"content/calls.js (manifest.json content_scripts[0].js) {NOT_ACCOUNTED}"),
     "a page script with another name": (shipped_page_with_a_script_named_otherwise, {},
@@ -1001,7 +1001,9 @@ def test_a_shipped_script_the_engines_never_verified_fails_scripts(tmp_path, kin
     copy = Copy(tmp_path, **changes)
     edit(copy)
     result = policy(copy, "scripts")
-    assert not result.ok and result.line == line, result.line
+    assert not result.ok and (line.fullmatch(result.line) if isinstance(line, re.Pattern) else result.line == line), result.line
+    if kind == "a namespace with a laxer export":
+        assert any("including parseToolCallsLoose from" in problem for problem in result.problems)
 
 
 def test_a_background_page_script_whatever_its_name_is_part_of_what_the_background_loads(tmp_path):
