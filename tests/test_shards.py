@@ -38,6 +38,17 @@ def test_four_shards_merged_give_the_bytes_of_one_unsharded_run(sharded):
     assert (folder / "merged.json").read_bytes() == (folder / "whole.json").read_bytes()
 
 
+def test_merged_shards_keep_the_configs_engine_order_when_it_is_not_alphabetical(tmp_path):
+    engines = "python,v8-chrome,spidermonkey-firefox"  # config order; the JSON's "engines" object is sorted
+    whole = call_cli("run", "--engines", engines, "--json", str(tmp_path / "whole.json"))
+    for k in (1, 2):
+        assert call_cli("run", "--engines", engines, "--shard", f"{k}/2", "--json", str(tmp_path / f"shard-{k}.json"))[0] == 0
+    merged = call_cli("merge", str(tmp_path / "shard-1.json"), str(tmp_path / "shard-2.json"), "--json", str(tmp_path / "merged.json"))
+    assert whole[0] == 0 and merged[0] == 0, merged
+    assert [row["engine"] for row in json.loads((tmp_path / "merged.json").read_text())["summary"]] == engines.split(",")
+    assert (tmp_path / "merged.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+
+
 def test_engines_run_one_at_a_time_give_the_bytes_of_engines_run_concurrently(sharded):
     folder, whole, _, _ = sharded
     one_by_one = call_cli("run", "--engines", ENGINES, "--jobs", "1", "--json", str(folder / "sequential.json"))

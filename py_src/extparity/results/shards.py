@@ -14,6 +14,7 @@ import hashlib
 import re
 
 from .build import document_ok, summary_of
+from .read import engine_names
 
 SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)\Z")
 SHARED_KEYS = ("extparity", "schema", "reference", "entries", "modules", "known_deviation_problems", "problems")
@@ -63,7 +64,7 @@ def merge(documents: list[dict]) -> dict:
     order = {name: position for position, name in enumerate(first["corpus"]["files"])}
     cases.sort(key=lambda case: (order.get(case["file"], len(order)), case["line"]))
     engines = {}
-    for name in first["engines"]:
+    for name in engine_names(first):  # run order: the summary keeps it, the JSON "engines" object is sorted
         failed = next((d["engines"][name] for d in documents if d["engines"][name]["status"] != "ok"), None)
         engines[name] = failed or first["engines"][name]
     merged = {key: first[key] for key in SHARED_KEYS}
