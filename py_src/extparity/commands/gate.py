@@ -8,9 +8,10 @@ from pathlib import Path
 from ..gate import acknowledgements, policy
 from ..gate.checks import run_gate
 from ..gate.suggest import suggest
+from ..gate.recorded import RefusedResult
 from ..project.config import load_project
 from ..reports import summary
-from ..results import build
+from ..results import build, read
 from .common import UsageError, add_limit_options, check_output, controller, load, stderr, write
 
 
@@ -24,6 +25,9 @@ def add_parser(commands) -> None:
                         help="the last release's gate --json: fail on every policy change against it not acknowledged")
     parser.add_argument("--acknowledged", metavar="PATH",
                         help="JSON list of {change, reason, link}: the policy changes of this release (with --baseline)")
+    parser.add_argument("--results", metavar="MERGED.json",
+                        help="judge this result (shards joined by `extparity merge`) instead of running the engines; "
+                             "refused unless it comes from this configuration, corpus and these bytes")
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
@@ -53,10 +57,15 @@ def main(args) -> int:
         return print_suggestion(project)
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
     baseline, acknowledged = policy_inputs(args)
+    recorded = _recorded(args.results)
     corpus, problems = load(args, project)
-    gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
-                    budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr,
-                    baseline=baseline, acknowledged=acknowledged)
+    try:
+        gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
+                        budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr,
+                        baseline=baseline, acknowledged=acknowledged, recorded=recorded)
+    except RefusedResult as error:
+        stderr(f"extparity: gate --results {args.results}: refused: {error}")
+        return 1
     print(summary.summary_table(gate.run))
     document = build.json_result(gate.run, gate.tested, corpus.files, problems)
     document["ok"] = gate.ok
@@ -89,3 +98,11 @@ def print_suggestion(project) -> int:
     found = suggest(project)
     print(found.toml(str(project.path)), end="")
     return 1 if found.drift else 0
+
+def _recorded(path: str | None) -> dict | None:
+    if path is None:
+        return None
+    try:
+        return read.load(path)
+    except read.ResultError as error:
+        raise UsageError(str(error)) from None

@@ -54,6 +54,7 @@ from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
 from . import pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
+from .recorded import recorded_run
 
 # Policy over the shipped code, read from the trees before any engine starts.
 STATIC_POLICY = {"purity": purity.verdict, "scripts": scripts.verdict, "surfaces": surfaces.verdict}
@@ -121,7 +122,9 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
 def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, case_timeout_s: float = 10.0,
              budget_s: float = 600.0, jobs: int | None = None, controller: Controller | None = None,
              log: Callable[[str], None] = lambda line: None, baseline: policy.Baseline | None = None,
-             acknowledged: Acknowledgements | None = None) -> GateResult:
+             acknowledged: Acknowledgements | None = None, recorded: dict | None = None) -> GateResult:
+    """Every check; the parity run is the engines' own, or with ``recorded`` (a merged shard
+    result) that result, accepted only for these bytes (``recorded.recorded_run``)."""
     browsers = browsers_by_tree(project)
     applied = policy.record(project, corpus)
     checks = [corpus_check(project, corpus), trees_check(project)]
@@ -136,9 +139,10 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
         lints = {tree: Lint(project.gate.web_ext or "web-ext", tested.trees[tree], project.gate.web_ext_allow)
                  for tree, kinds in browsers.items() if "firefox" in kinds}
         try:
-            result = run_parity(tested, corpus.cases, list(project.engines), case_timeout_s=case_timeout_s,
-                                budget_s=budget_s, jobs=jobs, controller=controller, log=log,
-                                deviation_cases={case.id for case in corpus.cases})
+            result = (recorded_run(recorded, tested, corpus) if recorded is not None else
+                      run_parity(tested, corpus.cases, list(project.engines), case_timeout_s=case_timeout_s,
+                                 budget_s=budget_s, jobs=jobs, controller=controller, log=log,
+                                 deviation_cases={case.id for case in corpus.cases}))
             linted = {tree: lint.result() for tree, lint in lints.items()}
         finally:
             for lint in lints.values():

@@ -98,7 +98,7 @@ def json_result(result: RunResult, project: Project, corpus_files: list[str], co
         "engines": engines,
         "modules": {"on_disk": result.disk_hashes, "background": result.background_hashes,
                     "adapters": result.adapters, "problems": result.module_problems,
-                    "background_problems": result.background_problems},
+                    "background_problems": result.background_problems, "trees": result.tree_hashes},
         "known_deviation_problems": result.deviation_problems,
         "problems": result.extra_problems,
         "cases": cases,

@@ -27,7 +27,7 @@ from ..project.hashing import sha256_hex
 from ..project.kinds import build_engine
 from ..project.words import count
 from ..subject.linker import LinkError, module_graph
-from ..subject.tree_checks import background_closure, background_on_demand, load_manifest
+from ..subject.tree_checks import background_closure, background_on_demand, load_manifest, tree_sha256
 from .judge import CaseResult, judge
 from .outcomes import run_passes
 
@@ -61,6 +61,7 @@ class RunResult:
     background_on_demand: dict[str, list[str]]  # tree -> background scripts only a lazy import() reaches
     adapters: dict[str, dict[str, str]]  # entry -> {"path", "sha256"}
     deviation_problems: list[str]
+    tree_hashes: dict[str, str] = field(default_factory=dict)  # tree -> ``tree_sha256``: every byte engines were given
     wall_s: float = 0.0
     extra_problems: list[str] = field(default_factory=list)  # added by callers (corpus, gate)
 
@@ -231,14 +232,23 @@ def run_parity(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    runs = {name: runs[name] for name in engine_names}
+    return judged_run(project, cases, {name: runs[name] for name in engine_names}, deviation_cases,
+                      wall_s=time.perf_counter() - started)
+
+
+def judged_run(project: Project, cases: list[Case], runs: dict[str, EngineRun], deviation_cases: set[str] | None,
+               wall_s: float = 0.0) -> RunResult:
+    """Judge engines' runs (in config order) against the project on disk: module bytes, the
+    background's scripts, the known deviations, each case. The one judgement of a live run and
+    of a recorded one (`gate --results`)."""
+    engine_names = list(runs)
     hashes, link_problems = disk_hashes(project)
     via_message = {name: runs[name] for name in engine_names if project.engines[name].via == "message"}
     via_modules = {name: run for name, run in runs.items() if name not in via_message}
     background, on_demand, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
     results, deviation_problems = judge_runs(project, cases, runs, deviation_cases)
     return RunResult(
-        engines=list(engine_names),
+        engines=engine_names,
         reference=project.reference if project.reference in runs else None,
         runs=runs,
         results=results,
@@ -249,5 +259,6 @@ def run_parity(
         background_on_demand=on_demand,
         adapters=adapter_hashes(project),
         deviation_problems=deviation_problems,
-        wall_s=time.perf_counter() - started,
+        tree_hashes={tree: tree_sha256(root) for tree, root in sorted(project.trees.items())},
+        wall_s=wall_s,
     )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ..project.hashing import sha256_hex
 from .linker import LinkError, import_closure, normalize_path, uses_module_syntax
 
 MANIFEST = "manifest.json"
@@ -32,6 +33,13 @@ def tree_files(tree: Path) -> set[str]:
 def first_difference(a: bytes, b: bytes) -> int:
     """The number of the first byte that differs, counted from 1 as ``cmp`` counts."""
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b))) + 1
+
+
+def tree_sha256(tree: Path) -> str:
+    """One SHA-256 for every byte of a tree (each file's path and SHA-256, sorted), so that a
+    result can say which tree it ran on beyond the hashed modules: manifests, pages, icons."""
+    listing = "".join(f"{path}\0{sha256_hex((Path(tree) / path).read_bytes())}\n" for path in sorted(tree_files(tree)))
+    return sha256_hex(listing.encode("utf-8"))
 
 
 def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[str]:
