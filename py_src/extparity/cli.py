@@ -9,6 +9,7 @@ SIGTERM (every engine stopped, no report half-written).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -16,7 +17,7 @@ import threading
 
 from . import __version__
 from .commands import compare, corpus, diff, fuzz, gate, merge, report, run
-from .commands.common import UsageError
+from .commands.common import Stdout, UsageError
 from .project.errors import ConfigError
 
 CONFIG_HELP = "pyproject.toml with [tool.extparity] (default: nearest)"
@@ -57,7 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     try:
-        return args.handler(args)
+        if getattr(args, "json", None) != "-":
+            return args.handler(args)
+        # `--json -`: the JSON is the command's stdout, so everything else it prints goes to stderr
+        args.json = Stdout(sys.stdout)
+        with contextlib.redirect_stdout(sys.stderr):
+            return args.handler(args)
     except (ConfigError, UsageError) as error:
         print(f"extparity: {error}", file=sys.stderr)
         return 2

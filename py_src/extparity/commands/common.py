@@ -7,7 +7,9 @@ import argparse
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from ..corpus.cases import Corpus, load_corpus
 from ..engines.driver import Controller
@@ -21,6 +23,13 @@ from ..run.parity import RunResult, run_parity
 
 class UsageError(Exception):
     """A command-line problem found before any engine started."""
+
+
+@dataclass(frozen=True)
+class Stdout:
+    """An output path given as `-`: the report goes to this stream (the command's stdout)."""
+
+    stream: TextIO
 
 
 def stderr(line: str) -> None:
@@ -62,10 +71,14 @@ def load(args, project: Project) -> tuple[Corpus, list[str]]:
     return corpus, [str(problem) for problem in corpus.problems]
 
 
-def check_output(path: str | None) -> Path | None:
-    """Fail before any engine starts if a report could not be written there."""
+def check_output(path: str | Stdout | None) -> Path | Stdout | None:
+    """Fail before any engine starts if a report could not be written there; `-` is stdout."""
     if not path:
         return None
+    if isinstance(path, Stdout):
+        return path
+    if path == "-":
+        return Stdout(sys.stdout)
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{path}: is a directory, not a file")
@@ -117,9 +130,13 @@ def write_reports(document: dict, outputs: dict[str, Path | None]) -> list[str]:
     return [error for error in errors if error]
 
 
-def write(path: Path | None, text: str) -> str | None:
+def write(path: Path | Stdout | None, text: str) -> str | None:
     """Write a report atomically; a failure is one line for the failure list, not a traceback."""
     if path is None:
+        return None
+    if isinstance(path, Stdout):
+        path.stream.write(text)
+        path.stream.flush()
         return None
     try:
         write_atomic(path, text)

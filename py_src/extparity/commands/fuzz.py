@@ -29,7 +29,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--entry", action="append", metavar="NAME", help="fuzz only this entry (repeatable; default: every entry)")
     parser.add_argument("--out", default="out/fuzz", metavar="DIR",
                         help="where minimised cases go, as a corpus folder (default out/fuzz)")
-    parser.add_argument("--json", metavar="PATH", help="write the campaign's summary: counts, cases/s, engines, findings")
+    parser.add_argument("--json", metavar="PATH", help="write the campaign's summary: counts, cases/s, engines, findings (- for stdout)")
     parser.add_argument("--max-findings", type=int, default=20, metavar="N", help="stop after N distinct findings (default 20)")
     parser.add_argument("--shrink-seconds", type=float, default=60.0, metavar="S", help="time to minimise one finding (default 60)")
     parser.add_argument("--batch", type=int, default=400, metavar="N", help="cases per round trip to the engines (default 400)")

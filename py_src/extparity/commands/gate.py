@@ -28,7 +28,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--results", metavar="MERGED.json",
                         help="judge this result (shards joined by `extparity merge`) instead of running the engines; "
                              "refused unless it comes from this configuration, corpus and these bytes")
-    parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks")
+    parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks (- for stdout)")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     parser.add_argument("--suggest", action="store_true",

@@ -13,7 +13,7 @@ from .common import UsageError, check_output, stderr, write
 def add_parser(commands) -> None:
     parser = commands.add_parser("merge", help="join the JSON results of sharded runs into one")
     parser.add_argument("results", nargs="+", metavar="SHARD.json", help="JSON results of `run --shard K/N`")
-    parser.add_argument("--json", metavar="PATH", required=True, help="where to write the merged result")
+    parser.add_argument("--json", metavar="PATH", required=True, help="where to write the merged result (- for stdout)")
     parser.set_defaults(handler=main)
 
 

@@ -21,7 +21,7 @@ def add_parser(commands) -> None:
     parser = commands.add_parser("run", help="run the parity suite")
     add_corpus_option(parser)
     add_engine_options(parser)
-    parser.add_argument("--json", metavar="PATH", help="write the machine-readable result")
+    parser.add_argument("--json", metavar="PATH", help="write the machine-readable result (- for stdout)")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (a stable partition by case id); "
