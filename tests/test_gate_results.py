@@ -170,3 +170,11 @@ def test_an_unreadable_results_file_is_a_usage_error(project):
     subject, _ = project
     missing = subject.gate("--results", str(Path(subject.root) / "nope.json"), report="nope-gate.json")
     assert missing.code == 2 and "nope.json: cannot read it" in missing.err
+
+
+def test_the_gate_writes_its_json_to_stdout_with_json_dash(project):
+    subject, live = project
+    code, out, err = call_in(subject, "gate", "--results", str(subject.root / "merged.json"), "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["gate"] == live.json["gate"]
+    assert "gate PASSED: all 10 checks" in err and not (Path.cwd() / "-").exists()

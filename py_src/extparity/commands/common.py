@@ -15,7 +15,7 @@ from ..corpus.cases import Corpus, load_corpus
 from ..engines.driver import Controller
 from ..project.atomic import write_atomic
 from ..project.config import Project
-from ..reports import html_report, junit
+from ..reports import annotations, html_report, junit
 from ..reports.progress import Progress
 from ..results import repro
 from ..run.parity import RunResult, run_parity
@@ -102,13 +102,17 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     """The reports made from a JSON result (`run` and `report` share them)."""
     parser.add_argument("--html", metavar="PATH", help="write a self-contained HTML report (matrix, odd one out, diffs)")
     parser.add_argument("--junit", metavar="PATH", help="write JUnit XML: one testcase per case and engine")
+    parser.add_argument("--annotations", metavar="PATH",
+                        help="write GitHub Actions ::error annotations (file and line of each failing case); "
+                             "- for stdout, where a workflow step's output is read")
     parser.add_argument("--save-failures", metavar="DIR",
                         help="write each failing case as a corpus of its own, with every engine's verdict")
 
 
-def check_report_outputs(args) -> dict[str, Path | None]:
+def check_report_outputs(args) -> dict[str, Path | Stdout | None]:
     """The report paths, checked before any engine starts."""
-    outputs = {"html": check_output(args.html), "junit": check_output(args.junit), "save_failures": None}
+    outputs = {"html": check_output(args.html), "junit": check_output(args.junit),
+               "annotations": check_output(args.annotations), "save_failures": None}
     if args.save_failures:
         outputs["save_failures"] = Path(args.save_failures)
         try:
@@ -118,10 +122,11 @@ def check_report_outputs(args) -> dict[str, Path | None]:
     return outputs
 
 
-def write_reports(document: dict, outputs: dict[str, Path | None]) -> list[str]:
-    """Write the HTML, JUnit and repro reports of ``document``; problems as lines."""
+def write_reports(document: dict, outputs: dict[str, Path | Stdout | None]) -> list[str]:
+    """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines."""
     errors = [write(outputs["html"], html_report.render(document)) if outputs["html"] else None,
-              write(outputs["junit"], junit.render(document)) if outputs["junit"] else None]
+              write(outputs["junit"], junit.render(document)) if outputs["junit"] else None,
+              write(outputs["annotations"], annotations.github(document)) if outputs["annotations"] else None]
     if outputs["save_failures"] is not None:
         try:
             repro.save_failures(document, outputs["save_failures"])

@@ -17,7 +17,7 @@ def add_parser(commands) -> None:
 def main(args) -> int:
     outputs = check_report_outputs(args)
     if not any(outputs.values()):
-        raise UsageError("nothing to write: give --html, --junit or --save-failures")
+        raise UsageError("nothing to write: give --html, --junit, --annotations or --save-failures")
     try:
         document = read.load(args.result)
     except read.ResultError as error:
