@@ -1,6 +1,7 @@
 """`extparity diff`: inputs through several engines, verdicts side by side.
 
-One input (``--text``, ``--raw``, or a whole file) prints every engine's verdict. Many inputs
+One input (``--entry NAME --arg FIELD=VALUE ...`` for any entry; ``--text`` and ``--raw``, or a
+whole file, for the bundled subject's ``parse`` and ``repair``) prints every engine's verdict. Many inputs
 (``--each-line`` over a file or stdin, or ``--corpus`` JSONL) print, for each input whose
 verdicts differ, the differing verdicts side by side against the reference's (or the
 majority's, or ``--left``'s), and a count at the end.
@@ -8,6 +9,7 @@ majority's, or ``--left``'s), and a count at the end.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from dataclasses import replace
@@ -24,12 +26,15 @@ from .common import UsageError, add_engine_options, load, run, stderr
 def add_parser(commands) -> None:
     diff = commands.add_parser("diff", help="inputs through several engines, verdicts side by side")
     source = diff.add_mutually_exclusive_group(required=True)
-    source.add_argument("--text", help="model output to parse")
+    source.add_argument("--entry", metavar="NAME", help="the entry to call, with its fields given by --arg")
+    source.add_argument("--text", help="model output to parse (shorthand for the bundled subject's parse entry)")
     source.add_argument("--text-file", metavar="PATH", help="model output to parse, from a file ('-' for stdin)")
-    source.add_argument("--raw", help="argument JSON to repair")
+    source.add_argument("--raw", help="argument JSON to repair (shorthand for the bundled subject's repair entry)")
     source.add_argument("--raw-file", metavar="PATH", help="argument JSON to repair, from a file ('-' for stdin)")
     source.add_argument("--corpus", action="append", metavar="PATH",
                         help="JSONL corpus file or folder: every case in it, expectations ignored (repeatable)")
+    diff.add_argument("--arg", action="append", default=[], metavar="FIELD=VALUE",
+                      help="with --entry: one of its fields, a string; FIELD:=JSON for any other value (repeatable)")
     diff.add_argument("--each-line", action="store_true",
                       help="with --text-file/--raw-file: one input per line (empty lines skipped)")
     diff.add_argument("--allowed", default="", help="comma-separated allowlist for --text")
@@ -73,9 +78,17 @@ def _cases(project, args) -> list[Case]:
         if not corpus.cases:
             raise UsageError("the corpus holds no cases")
         return [replace(case, expect=PARITY_ONLY) for case in corpus.cases]
+    if args.arg and args.entry is None:
+        raise UsageError("--arg goes with --entry NAME")
+    if args.entry is not None:
+        return [Case(id="input", fn=args.entry, fields=_entry_fields(project, args.entry, args.arg), expect=PARITY_ONLY,
+                     tags=(), why="", file="<command line>", line=0, group="diff")]
     fn = "repair" if args.raw is not None or args.raw_file else "parse"
     if fn not in project.entries:
-        raise UsageError(f"this project has no {fn!r} entry (entries: {', '.join(project.entries)})")
+        option = next(f"--{name.replace('_', '-')}" for name in ("text", "text_file", "raw", "raw_file")
+                      if getattr(args, name) is not None)
+        raise UsageError(f"{option} is a shorthand for the bundled subject's {fn!r} entry, which this project does "
+                         f"not have: use --entry NAME --arg FIELD=VALUE (entries: {', '.join(project.entries)})")
     path = args.raw_file or args.text_file
     if args.each_line:
         inputs = [(number, text) for number, text in _lines(path) if text]
@@ -87,6 +100,36 @@ def _cases(project, args) -> list[Case]:
     fields = lambda text: {name: {"input": text, "allowed": allowed}.get(name) for name in project.entries[fn].args}  # noqa: E731
     return [Case(id=f"line-{number}" if number else "input", fn=fn, fields=fields(text), expect=PARITY_ONLY, tags=(),
                  why="", file=path or "<command line>", line=number, group="diff") for number, text in inputs]
+
+
+def _entry_fields(project, name: str, pairs: list[str]) -> dict:
+    """The entry's fields from `--arg FIELD=TEXT` / `--arg FIELD:=JSON`: each exactly once."""
+    if name not in project.entries:
+        raise UsageError(f"--entry {name}: no such entry (entries: {', '.join(project.entries)})")
+    wanted = list(project.entries[name].args)
+    fields: dict = {}
+    for pair in pairs:
+        field, json_value, value = _pair(pair)
+        if field not in wanted:
+            raise UsageError(f"--arg {field}: entry {name} has no such field (its fields: {', '.join(wanted)})")
+        if json_value:
+            try:
+                value = json.loads(value)
+            except ValueError as error:
+                raise UsageError(f"--arg {pair}: not JSON ({error})") from None
+        fields[field] = value
+    missing = [field for field in wanted if field not in fields]
+    if missing:
+        raise UsageError(f"--entry {name} needs --arg {missing[0]}=... (its fields: {', '.join(wanted)})")
+    return {field: fields[field] for field in wanted}
+
+
+def _pair(text: str) -> tuple[str, bool, str]:
+    """FIELD=TEXT or FIELD:=JSON, split at the first '='."""
+    field, equals, value = text.partition("=")
+    if not equals or not field.rstrip(":"):
+        raise UsageError(f"--arg {text}: expected FIELD=VALUE or FIELD:=JSON")
+    return field.removesuffix(":"), field.endswith(":"), value
 
 
 def _one(document: dict, result, engines: list[str]) -> int:
