@@ -1,4 +1,4 @@
-"""Progress of a run on stderr: cases done per engine.
+"""Progress of a run on stderr: cases done per engine, the rate, and the time left at that rate.
 
 On a terminal, one bar per engine is redrawn in place, and only once the run has taken a few
 seconds (a quick run prints nothing extra); log lines are printed above the bars. Anywhere
@@ -41,7 +41,7 @@ class Progress:
                     self._draw(now)
             elif now - self.last_line.get(engine, self.started) >= self.line_every_s:
                 self.last_line[engine] = now
-                self.stream.write(f"{engine}: {done}/{total} cases\n")
+                self.stream.write(f"{engine}: {self.counts(engine, now)}\n")
                 self.stream.flush()
 
     def log(self, line: str) -> None:
@@ -64,7 +64,19 @@ class Progress:
     def bar(self, engine: str) -> str:
         done, total = self.state.get(engine, (0, 0))
         filled = BAR * done // total if total else 0
-        return f"{engine:<{self.width}} [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total} cases"
+        return f"{engine:<{self.width}} [{'#' * filled}{'.' * (BAR - filled)}] {self.counts(engine, self.clock())}"
+
+    def counts(self, engine: str, now: float) -> str:
+        """`done/total cases`, then the rate since the run started and the time left at that
+        rate (the time taken once done); no rate before the first case."""
+        done, total = self.state.get(engine, (0, 0))
+        elapsed = now - self.started
+        if not done or elapsed <= 0:
+            return f"{done}/{total} cases"
+        rate = done / elapsed
+        when = f"took {_duration(elapsed)}" if done >= total else f"{_duration((total - done) / rate)} left"
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
+        return f"{done}/{total} cases, {shown} cases/s, {when}"
 
     def _draw(self, now: float) -> None:
         up = f"\x1b[{self.drawn}F" if self.drawn else ""
@@ -73,6 +85,11 @@ class Progress:
         self.stream.flush()
         self.drawn = len(self.engines)
         self.last_draw = now
+
+
+def _duration(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
 
 
 def _is_tty(stream: TextIO) -> bool:
