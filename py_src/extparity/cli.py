@@ -15,6 +15,8 @@ import signal
 import sys
 import threading
 
+import shtab
+
 from . import __version__
 from .commands import compare, corpus, diff, fuzz, gate, merge, report, run
 from .commands.common import Stdout, UsageError
@@ -31,6 +33,8 @@ class Terminated(BaseException):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="extparity", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"extparity {__version__}")
+    # shtab writes the script from this parser, so completion cannot drift from the options
+    shtab.add_argument_to(parser, "--print-completion", help="print a shell completion script (bash, zsh, tcsh)")
     parser.add_argument("--config", help=CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
