@@ -56,7 +56,10 @@ def test_it_needs_nothing_of_this_repository_and_installs_extparity_from_one_sou
     assert "make setup" not in text and ".venv" not in text
     assert "EXTPARITY_SOURCE" in document["env"]
     installs = [s["run"] for job in ("shard", "gate") for s in steps(job) if "pip\" install" in s.get("run", "")]
-    assert len(installs) == 2 and all('"$EXTPARITY_SOURCE"' in run for run in installs)
+    assert len(installs) == 2 and all('"$EXTPARITY_SOURCE" "$PLAYWRIGHT_FOR_DEBIAN"' in run for run in installs)
+    pins = [line for line in (ROOT / "constraints/debian-browsers.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert pins == [document["env"]["PLAYWRIGHT_FOR_DEBIAN"]]  # the pin `make setup` uses here
     for job in ("shard", "gate"):
         assert document["jobs"][job]["container"].startswith("debian:")
     install = next(s["run"] for s in steps("shard") if "apt-get install" in s.get("run", ""))
