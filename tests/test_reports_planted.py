@@ -115,6 +115,29 @@ def test_the_odd_one_out_view_shows_the_planted_case_and_its_diff(browser_page):
     assert errors == []
 
 
+def test_a_link_to_a_case_opens_it_and_the_arrow_keys_walk_the_rows(browser_page, planted):
+    page, _, _ = browser_page
+    linked = page.context.browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    linked.on("pageerror", lambda error: errors.append(str(error)))
+    linked.goto((planted[0].root / "report.html").as_uri() + "#case=" + PLANTED)
+    linked.wait_for_selector("body[data-rendered]", timeout=20_000)
+    assert linked.locator("#case-pane h2").inner_text() == PLANTED
+    assert linked.locator(".row.selected").get_attribute("data-case") == PLANTED
+    order = [row.get_attribute("data-case") for row in linked.locator(".row[data-case]").all()]
+    linked.focus(f'.row[data-case="{PLANTED}"]')
+    linked.keyboard.press("ArrowDown")
+    after = order[order.index(PLANTED) + 1]
+    assert linked.locator("#case-pane h2").inner_text() == after
+    assert linked.evaluate("document.activeElement.dataset.case") == after
+    assert linked.evaluate("location.hash") == "#case=" + after  # the address is a link to what is shown
+    linked.keyboard.press("ArrowUp")
+    assert linked.locator("#case-pane h2").inner_text() == PLANTED
+    assert all(row.get_attribute("tabindex") == "0" for row in linked.locator(".row").all())
+    assert errors == []
+    linked.close()
+
+
 def test_the_filters_narrow_the_rows(browser_page):
     page, _, _ = browser_page
     page.click("nav .views button[data-view=matrix]")

@@ -176,13 +176,13 @@
       const label = item.group.startsWith("odd:")
         ? `${collapsed ? "▸" : "▾"} ${data.engines[first[5]]} differs alone: ${count(item.members.length, "case")}`
         : `${collapsed ? "▸" : "▾"} ${count(item.members.length, "case")}`;
-      node = el("div", { class: "row group", "data-group": item.group },
+      node = el("div", { class: "row group", "data-group": item.group, tabindex: "0" },
         el("span", { class: "c-label", text: label, title: label }),
         ...[...first[4]].map((code, i) => item.group.startsWith("odd:") ? el("span", { class: "c-cell k-none", text: "" }) : cellElement(code, false)));
       node.addEventListener("click", () => { state.collapsed.set(item.group, !collapsed); rebuild(); });
     } else {
       const row = data.rows[item.row];
-      node = el("div", { class: "row" + (item.row === state.selected ? " selected" : ""), "data-case": row[0] },
+      node = el("div", { class: "row" + (item.row === state.selected ? " selected" : ""), "data-case": row[0], tabindex: "0" },
         el("span", { class: "c-id", text: row[0], title: row[0] }),
         el("span", { class: "c-where", text: `${data.files[row[1]]}:${row[2]}` }),
         ...[...row[4]].map((code, i) => cellElement(code, i === row[5])));
@@ -219,7 +219,44 @@
     const row = data.rows[index];
     const node = document.querySelector(`.row[data-case="${CSS.escape(row[0])}"]`);
     if (node) node.classList.add("selected");
+    history.replaceState(null, "", "#case=" + encodeURIComponent(row[0])); // a link to this case
     renderCase(index);
+  }
+
+  // ------------------------------------------------------------------ links (#case=ID) and keys
+
+  function caseInHash() {
+    const match = /^#case=(.*)$/.exec(location.hash);
+    return match ? decodeURIComponent(match[1]) : null;
+  }
+
+  function openCase(id) {
+    const index = data.rows.findIndex((row) => row[0] === id);
+    if (index < 0) return;
+    for (const item of items) if (item.group !== undefined && item.members.includes(index)) state.collapsed.set(item.group, false);
+    rebuild();
+    reveal(index);
+    select(index);
+  }
+
+  function reveal(index) {
+    const at = items.findIndex((item) => item.row === index);
+    const list = document.getElementById("list");
+    if (at >= 0 && (at * ROW < list.scrollTop || (at + 1) * ROW > list.scrollTop + list.clientHeight)) {
+      list.scrollTop = Math.max(0, at * ROW - list.clientHeight / 2);
+    }
+    draw();
+  }
+
+  function move(step) {
+    const rows = items.filter((item) => item.row !== undefined).map((item) => item.row);
+    if (!rows.length) return;
+    const here = rows.indexOf(state.selected);
+    const next = rows[here < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, here + step))];
+    reveal(next);
+    select(next);
+    const node = document.querySelector(`.row[data-case="${CSS.escape(data.rows[next][0])}"]`);
+    if (node) node.focus();
   }
 
   function spansOf(verdictText) {
@@ -351,6 +388,15 @@
   fillFilters();
   document.getElementById("list").addEventListener("scroll", () => requestAnimationFrame(draw));
   window.addEventListener("resize", () => requestAnimationFrame(draw));
+  document.getElementById("list").addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown" || event.key === "j") move(1);
+    else if (event.key === "ArrowUp" || event.key === "k") move(-1);
+    else if (event.key === "Enter" && event.target.classList.contains("row")) event.target.click();
+    else return;
+    event.preventDefault();
+  });
+  window.addEventListener("hashchange", () => { const id = caseInHash(); if (id !== null) openCase(id); });
   rebuild();
+  if (caseInHash() !== null) openCase(caseInHash());
   document.body.dataset.rendered = "1";
 })();
