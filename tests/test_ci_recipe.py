@@ -205,7 +205,7 @@ class Runner:
                "RUNNER_TEMP": str(self.temp)}
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", self.command(spec["run"])],
                               cwd=self.root, env=env, capture_output=True, text=True, timeout=900)
-        self.codes[step_id], self.stdout[step_id] = done.returncode, done.stdout
+        self.codes[step_id], self.stdout[step_id] = done.returncode, done.stdout + done.stderr
         self.failed |= done.returncode != 0
         return done.returncode
 

@@ -93,7 +93,7 @@ def _same_bytes(document: dict, tested: Project) -> None:
                       if on_disk.get(m) != modules["on_disk"].get(m))
         raise RefusedResult(f"module {module}: its hashes in the result are not the artifacts' bytes")
     trees = sorted({spec.tree for spec in tested.engines.values() if spec.via == "message"})
-    background, _ = background_hashes(tested, trees)
+    background, _, _ = background_hashes(tested, trees)
     if modules["background"] != background:
         raise RefusedResult("the background scripts' hashes in the result are not the artifacts' bytes")
 
