@@ -225,6 +225,12 @@ def test_gate_suggest_names_every_difference_by_design_with_its_reason(tmp_path)
         '  "browser_specific_settings",  # only in firefox; Firefox\'s add-on id and version range',
         '  "minimum_chrome_version",     # only in chrome; a Chrome-only key',
         "]",
+        "glue_scripts = [",
+        '  { script = "src/background.js", reason = "shipped outside the verified graph (chrome: manifest.json '
+        'background.service_worker; firefox: a <script> of src/background.html); confirm it decides no call itself" },',
+        '  { script = "src/lib/settings.js", reason = "shipped outside the verified graph (chrome: imported from '
+        'src/background.js; firefox: imported from src/background.js); confirm it decides no call itself" },',
+        "]",
     ]
 
 
@@ -233,7 +239,7 @@ def test_the_gate_passes_a_per_browser_extension_with_the_config_suggest_wrote_a
     page in src/ each answer every case; the background's lazy import is not required at start-up."""
     copy = copy_subfolder(tmp_path)
     code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate")
-    assert code == 1 and {n for n, mark in gate_verdicts(out).items() if mark == "FAIL"} == {"trees", "manifests"}, out
+    assert code == 1 and {n for n, mark in gate_verdicts(out).items() if mark == "FAIL"} == {"trees", "manifests", "scripts"}, out
     with_suggestion(copy)
     code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate")
     assert code == 0, out + err

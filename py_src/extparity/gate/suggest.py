@@ -1,5 +1,5 @@
-"""`extparity gate --suggest`: the `glue` and `manifest_keys` a pair (or set) of browser trees
-needs, each with the reason it was found.
+"""`extparity gate --suggest`: the `glue`, `manifest_keys` and `glue_scripts` a pair (or set) of
+browser trees needs, each with the reason it was found.
 
 Why: an extension built per browser differs between its trees by design (a background shim per
 browser, a page only Firefox runs, browser-only manifest keys), and the trees check fails on
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..project.config import Project
 from ..subject import tree_checks
 from ..subject.linker import LinkError, import_closure, normalize_path
+from .scripts import shipped_scripts
 
 # Top-level manifest keys that differ between browsers by their nature, and why.
 KEY_REASONS = {
@@ -37,6 +38,7 @@ KEY_REASONS = {
 class Suggestion:
     glue: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
     manifest_keys: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
+    glue_scripts: list[tuple[str, str]] = field(default_factory=list)  # (script, reason)
     drift: list[str] = field(default_factory=list)  # differences that must not be declared away
 
     def toml(self, config: str) -> str:
@@ -49,6 +51,11 @@ class Suggestion:
             lines.append(f"{key} = [")
             width = max(len(json.dumps(item)) for item, _ in items) + 1
             lines += [f"  {(json.dumps(item) + ','):<{width}}  # {reason}" for item, reason in items]
+            lines.append("]")
+        if self.glue_scripts:
+            lines.append("glue_scripts = [")
+            lines += [f"  {{ script = {json.dumps(script)}, reason = {json.dumps(reason)} }},"
+                      for script, reason in self.glue_scripts]
             lines.append("]")
         lines += [f"# NOT suggested: {problem}" for problem in self.drift]
         return "\n".join(lines) + "\n"
@@ -92,7 +99,29 @@ def suggest(project: Project) -> Suggestion:
         difference = (f"only in {', '.join(present)}" if len(present) < len(manifests)
                       else "differs: " + ", ".join(f"{name} {_short(value)}" for name, value in values.items()))
         found.manifest_keys.append((key, f"{difference}; {KEY_REASONS.get(key, 'not a key browsers are known to differ in: check it')}"))
+    found.glue_scripts = _glue_scripts(project)
     return found
+
+
+def _glue_scripts(project: Project) -> list[tuple[str, str]]:
+    """Shipped scripts outside the verified graph (the scripts check wants each declared), with
+    what reaches them in each tree. The reason says what a reviewer must confirm, not that it holds."""
+    reached: dict[str, list[str]] = {}
+    entries = [normalize_path(entry.module) for entry in project.entries.values()]
+    for name, root in project.trees.items():
+        manifest, error = tree_checks.load_manifest(name, root)
+        if error:
+            continue  # reported as drift above
+        try:
+            verified = set(import_closure(root, entries))
+        except LinkError:
+            continue  # the gate's scripts check says why
+        scripts, _ = shipped_scripts(root, manifest)
+        for script, how in scripts.items():
+            if script not in verified:
+                reached.setdefault(script, []).append(f"{name}: {how}")
+    return [(script, f"shipped outside the verified graph ({'; '.join(hows)}); confirm it decides no call itself")
+            for script, hows in sorted(reached.items())]
 
 
 def _verified_modules(project: Project) -> dict[str, list[str]]:
