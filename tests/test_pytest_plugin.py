@@ -26,10 +26,11 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[1]
 SHAPED = ROOT / "tests" / "extensions" / "shaped"
 ENGINES = "quickjs-chrome,quickjs-firefox,v8-chrome"
-# V8 formats numbers for the locale, QuickJS-ng has no Intl: a real engine difference, in a
-# module that stays byte-identical in both trees.
+# QuickJS-ng prints 2**-24 with 17 digits, V8 with 16: a real engine difference, in a module that
+# stays byte-identical in both trees (and one the headless engines' purity guard allows, unlike
+# toLocaleString).
 ANCHOR = "    return calls.map((call) => ({\n"
-PLANTED = ('    if (text.includes("PLANTED")) calls.push({ name: "open", arguments: { n: (1234567.5).toLocaleString() } });\n'
+PLANTED = ('    if (text.includes("PLANTED")) calls.push({ name: "open", arguments: { n: String(2 ** -24) } });\n'
            + ANCHOR)
 PLANTED_CASE = {"id": "planted", "fn": "calls", "text": "PLANTED", "allowed": ["open"], "expect": "reference",
                 "tags": ["prose"], "why": "parity only: every engine must give the same verdict"}
@@ -107,7 +108,7 @@ def test_no_reference_a_divergence_on_a_parity_only_case_fails_its_item_as_run_f
     assert outcomes == expected_outcomes(document), output
     assert [node for node, outcome in outcomes.items() if outcome != "PASSED"] == ["pyproject.toml::v8-chrome::planted"]
     assert "v8-chrome diverges (corpus/calls.jsonl:7): differs from the majority (quickjs-chrome, quickjs-firefox)" in output
-    assert '--- majority\n+++ v8-chrome\n' in output and '-        "n":"1234567.5"\n+        "n":"1,234,567.5"' in output
+    assert '--- majority\n+++ v8-chrome\n' in output and '-        "n":"5.9604644775390625e-8"\n+        "n":"5.960464477539063e-8"' in output
     assert (root / "out/plugin.json").read_text(encoding="ascii") == run_bytes
     assert output.count("extparity: ran 3 engines over 7 cases once, in this process") == 1
 
@@ -128,7 +129,7 @@ def test_known_deviations_and_corpus_problems_are_items_judged_as_in_run(pyteste
     root = shaped_copy(pytester, planted=True)
     link = "https://example.com/issue/1"
     (root / "known.json").write_text(json.dumps([
-        {"case": "planted", "engines": ["v8-chrome"], "reason": "V8 formats numbers for the locale", "link": link},
+        {"case": "planted", "engines": ["v8-chrome"], "reason": "QuickJS-ng prints 2**-24 with 17 digits, V8 with 16", "link": link},
         {"case": "one-call", "engines": ["quickjs-firefox"], "reason": "stale: it agrees now", "link": link},
         {"case": "no-such-case", "engines": ["v8-chrome"], "reason": "names no case", "link": link},
     ]), encoding="utf-8")
