@@ -1102,5 +1102,5 @@ def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_back
     outcome = copy.gate()
     assert outcome.code == 1
     assert outcome.failing() == {"background"}, outcome.out
-    assert re.fullmatch(r"relay\.jsm: firefox-background loaded [0-9a-f]{12}, which its background firefox tree on "
-                        r"disk does not load", outcome.reason("background")), outcome.reason("background")
+    assert re.fullmatch(r"relay\.jsm: firefox-background loaded [0-9a-f]{12}, which the firefox tree's background "
+                        r"does not load", outcome.reason("background")), outcome.reason("background")
