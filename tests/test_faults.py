@@ -95,6 +95,26 @@ def test_a_hanging_case_is_a_timeout_cell_in_the_report_and_names_the_case(tmp_p
     assert "loop [qjs] TIMEOUT: stopped by QuickJS after 2s" in result.stderr
 
 
+def test_a_worker_that_stops_cases_by_its_own_cpu_clock_is_not_killed_early_on_a_starved_cpu(tmp_path):
+    """QuickJS's time limit counts CPU seconds. Pinned to one core next to four busy loops, the
+    worker gets about a fifth of it: the batch and the case alone take about 2 CPU seconds, 10
+    wall seconds, past the 7 s a wall-clock wait gives it. It must still report the case it
+    stopped, not be killed as silent."""
+    project = project_with(tmp_path, [case_line("fine", "a"), case_line("loop", "LOOP")], {"qjs": {"kind": "quickjs", "tree": "chrome"}})
+    on_one_core = {"preexec_fn": lambda: os.sched_setaffinity(0, {0})}
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"], **on_one_core) for _ in range(4)]
+    try:
+        result = cli("--config", str(project.path), "run", "--engines", "qjs", "--case-timeout", "1",
+                     "--json", str(tmp_path / "r.json"), **on_one_core)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert "loop [qjs] TIMEOUT: stopped by QuickJS after 1s" in result.stderr, result.stderr[-2000:]
+    cells = {c["id"]: c["cells"] for c in json.loads((tmp_path / "r.json").read_text())["cases"]}
+    assert cells["fine"]["qjs"] == "pass" and cells["loop"]["qjs"] == "timeout"
+
+
 # ------------------------------------------------------------------ interrupts
 
 def descendants(pid: int) -> set[int]:

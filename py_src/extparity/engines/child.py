@@ -32,6 +32,8 @@ from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireC
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the extparity package
 _EOF = object()
 _TIMEOUT = object()
+_POLL_S = 0.5
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class ChildSession(Session):
@@ -86,7 +88,7 @@ class ChildSession(Session):
         for case in cases:
             if case.id in batch.answered():
                 continue
-            event = self._next(wait)
+            event = self._next_on_cpu(wait) if self.batches else self._next(wait)
             culprit = None if self.batches else case.id
             if event is _TIMEOUT:
                 self.kill()
@@ -131,6 +133,38 @@ class ChildSession(Session):
             return True
         except (OSError, ValueError):  # the child is gone; its exit is reported by the caller
             return False
+
+    def _next_on_cpu(self, budget_s: float):
+        """The next line, waiting while the worker's own CPU clock is under `budget_s`.
+
+        Engines that stop a case themselves do it by CPU time (QuickJS's limit counts CPU
+        seconds), so on a loaded machine a wall-clock wait would kill a worker that was about
+        to report the timeout, or to answer. The wall clock still ends the wait for a worker
+        that is idle past the budget (no CPU spent for a whole poll), and at 20 times it."""
+        started, cpu_at_start = time.perf_counter(), self._cpu_seconds()
+        last_cpu = cpu_at_start
+        while True:
+            event = self._next(min(_POLL_S, budget_s))
+            if event is not _TIMEOUT:
+                return event
+            wall, cpu = time.perf_counter() - started, self._cpu_seconds()
+            if cpu is None or cpu_at_start is None:
+                if wall >= budget_s:  # no /proc: the wall clock is all there is
+                    return _TIMEOUT
+                continue
+            idle = cpu - last_cpu < 0.001
+            last_cpu = cpu
+            if wall >= budget_s and (cpu - cpu_at_start >= budget_s or idle) or wall >= 20 * budget_s:
+                return _TIMEOUT
+
+    def _cpu_seconds(self) -> float | None:
+        """User and system CPU time of the worker process so far (Linux /proc), or None."""
+        try:
+            stat = Path(f"/proc/{self._proc.pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat[stat.rindex(")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
     def _next(self, timeout_s: float):
         try:
