@@ -587,6 +587,15 @@ def delete_case_line(copy):
     path.write_text("".join(line for line in path.read_text().splitlines(True) if '"parse-narration"' not in line))
 
 
+def edit_case(case_id, **fields):
+    def edit(copy):
+        path = copy.root / "corpus/parse/basic.jsonl"
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        path.write_text("".join(json.dumps({**line, **fields} if line["id"] == case_id else line) + "\n"
+                                for line in lines))
+    return edit
+
+
 def edit_deviations(change):
     return lambda copy: copy.edit_json(copy.root / "known-deviations.json", change)
 
@@ -626,6 +635,12 @@ ENTRY_SHA = r"\(entry sha256 [0-9a-f]{12}(?: -> [0-9a-f]{12})?\)"
     (drop_engine("quickjs-chrome"), "not acknowledged: engine quickjs-chrome: removed (kind quickjs, tree chrome)"),
     (change_kind, "not acknowledged: engine quickjs-chrome: kind quickjs -> v8"),
     (delete_case_line, "not acknowledged: case parse-narration: removed from the corpus"),
+    (edit_case("parse-narration", expect="reference"),
+     re.compile(r"not acknowledged: case parse-narration: its expectation changed under the same id "
+                r"\(sha256 ([0-9a-f]{12}):([0-9a-f]{12}) -> \1:(?!\2)[0-9a-f]{12}\)")),
+    (edit_case("parse-narration", input="plain prose"),
+     re.compile(r"not acknowledged: case parse-narration: its input changed under the same id "
+                r"\(sha256 ([0-9a-f]{12}):([0-9a-f]{12}) -> (?!\1)[0-9a-f]{12}:\2\)")),
     (edit_deviations(lambda entries: entries[0].update(reason="another reason")),
      re.compile(rf"not acknowledged: known deviation parse-not-allowed: reason changed {ENTRY_SHA}")),
     (add_a_covered_drift, re.compile(rf"not acknowledged: known deviation parse-run-shell: added for "

@@ -14,7 +14,8 @@ What counts as weakening, compared with the baseline:
 * engines: an engine removed, or its kind, tree or options changed; a tree that a browser
   kind no longer loads; another reference engine;
 * entries: one removed, or its module, export or arguments changed;
-* cases: a case id that disappeared (added cases are fine);
+* cases: a case id that disappeared (added cases are fine), or a case whose input or
+  expectation changed under the same id (that can empty a case as surely as deleting it);
 * known deviations: one added, or changed in any field (its pinned verdicts included);
 * adapters (entry and message adapters): bytes changed, added or removed;
 * ``minimum_cases``: an entry's minimum lowered;
@@ -62,7 +63,8 @@ def record(project: Project, corpus: Corpus) -> dict:
         "reference": project.reference,
         "entries": {name: {"module": entry.module, "export": entry.export, "args": list(entry.args)}
                     for name, entry in project.entries.items()},
-        "cases": {"count": len(corpus.cases), "sha256": case_ids_hash([case.id for case in corpus.cases])},
+        "cases": {"count": len(corpus.cases), "sha256": case_ids_hash([case.id for case in corpus.cases]),
+                  "contents": {case.id: case_contents(case) for case in sorted(corpus.cases, key=lambda c: c.id)}},
         "known_deviations": {case: {"engines": list(d.engines), "reason": d.reason, "link": d.link,
                                     "verdicts": dict(sorted(d.verdicts.items()))}
                              for case, d in sorted(deviations.items())},
@@ -74,6 +76,11 @@ def record(project: Project, corpus: Corpus) -> dict:
 
 def case_ids_hash(ids: list[str]) -> str:
     return sha256_hex("\n".join(sorted(ids)).encode("utf-8"))
+
+
+def case_contents(case: Any) -> str:
+    """Short hashes of what a case sends (entry and arguments) and of what it expects: 'input:expect'."""
+    return f"{_short_hash([case.fn, case.fields])}:{_short_hash(case.expect)}"
 
 
 def settings(project: Project) -> dict[str, Any]:
@@ -141,6 +148,13 @@ def changes(old: dict, new: dict, old_case_ids: list[str], new_case_ids: list[st
             lines.append(f"entry {name}: {_canonical(entry)} -> {_canonical(now)}")
     kept = set(new_case_ids)
     lines += [f"case {case}: removed from the corpus" for case in sorted(set(old_case_ids) - kept)]
+    old_contents, new_contents = old["cases"].get("contents", {}), new["cases"].get("contents", {})
+    for case in sorted(set(old_contents) & set(new_contents)):
+        before, now = old_contents[case].split(":"), new_contents[case].split(":")
+        changed = [part for part, a, b in zip(("input", "expectation"), before, now) if a != b]
+        if changed:
+            lines.append(f"case {case}: its {' and '.join(changed)} changed under the same id "
+                         f"(sha256 {':'.join(before)} -> {':'.join(now)})")
     for case, entry in new["known_deviations"].items():
         before = old["known_deviations"].get(case)
         if before is None:
