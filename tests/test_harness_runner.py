@@ -92,8 +92,10 @@ class Project:
         if deviations is not None:
             (root / "known-deviations.json").write_text(deviations if isinstance(deviations, str) else json.dumps(deviations))
         table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
-        table.update(corpus=["corpus"], known_deviations="known-deviations.json",
-                     trees={"chrome": "ext/chrome", "firefox": "ext/firefox"})
+        table.update(corpus=["corpus"], trees={"chrome": "ext/chrome", "firefox": "ext/firefox"})
+        table.pop("known_deviations")
+        if deviations is not None:
+            table["known_deviations"] = "known-deviations.json"
         table["engines"]["python"]["path"] = str(ROOT / "py_src")
         for engine, executable in (browsers or {}).items():
             table["engines"][engine]["executable"] = executable
@@ -418,6 +420,15 @@ def test_a_known_deviations_file_that_is_not_a_list_of_entries_is_reported(tmp_p
     assert outcome.code == 1
     assert len(outcome.json["known_deviation_problems"]) == 1
     assert outcome.json["known_deviation_problems"][0].startswith("known-deviations.json")
+
+
+def test_a_configured_known_deviations_file_that_does_not_exist_is_reported(tmp_path):
+    project = Project(tmp_path, deviations=[])
+    (tmp_path / "known-deviations.json").unlink()  # a typo in the config reads the same
+    outcome = project.run("python")
+    assert outcome.code == 1
+    assert outcome.json["known_deviation_problems"] == [
+        f"known-deviations.json: the configured known-deviations file does not exist ({tmp_path / 'known-deviations.json'})"]
 
 
 # ------------------------------------------------------------------ (h) extparity diff

@@ -33,9 +33,11 @@ def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str
     """Known deviations and the problems of the file. An entry must name a configured engine
     and, when ``case_ids`` is given, a case of the corpus; it needs a reason and an http(s) link.
     Entries whose engines are all outside ``selected`` are kept out of this run's judgement."""
-    if path is None or not path.exists():
+    if path is None:
         return {}, []
     name = path.name
+    if not path.exists():  # a typo must not read as "no deviations"
+        return {}, [f"{name}: the configured known-deviations file does not exist ({path})"]
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
