@@ -30,6 +30,21 @@ from ..subject.linker import LinkError, link_adapter, module_graph, normalize_pa
 from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the extparity package
+# How a worker starts in an interpreter of the user's own (the python kind's ``python`` option):
+# the harness's extparity package is imported from its folder by file location, and nothing
+# else of the harness's environment comes along. PYTHONPATH would bring the folder that holds
+# the package, a site-packages whose Playwright, pytest or other copy of the user's own
+# dependencies would shadow the ones installed in the user's venv. The worker and the python
+# host import only the standard library (tests/test_python_interpreter.py holds them to it).
+_FOREIGN_WORKER = """import importlib.util, runpy, sys
+spec = importlib.util.spec_from_file_location("extparity", sys.argv[1] + "/__init__.py",
+                                              submodule_search_locations=[sys.argv[1]])
+package = importlib.util.module_from_spec(spec)
+sys.modules["extparity"] = package
+spec.loader.exec_module(package)
+del sys.argv[1:]
+runpy.run_module("extparity.engines.worker", run_name="__main__", alter_sys=True)
+"""
 _EOF = object()
 _TIMEOUT = object()
 _POLL_S = 0.5
@@ -39,7 +54,8 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 class ChildSession(Session):
     """A worker process with the subject loaded, answering one line per case."""
 
-    def __init__(self, engine: str, job: dict[str, Any], startup_timeout_s: float, batches: bool = False) -> None:
+    def __init__(self, engine: str, job: dict[str, Any], startup_timeout_s: float, batches: bool = False,
+                 interpreter: str | None = None) -> None:
         self.engine = engine
         self.batches = batches
         self.module_hashes: dict[str, str] = {}
@@ -47,13 +63,17 @@ class ChildSession(Session):
         self._lines: queue.Queue = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=12)
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+        if interpreter is None:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+            command = [sys.executable, "-m", "extparity.engines.worker"]
+        else:
+            command = [interpreter, "-c", _FOREIGN_WORKER, str(PACKAGE_ROOT / "extparity")]
         env["PYTHONUNBUFFERED"] = "1"
         env["EXTPARITY_PARENT_PID"] = str(os.getpid())  # the worker dies with this process
         started = time.perf_counter()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "extparity.engines.worker"],
+                command,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                 text=True, encoding="ascii", errors="backslashreplace", bufsize=1,
                 start_new_session=True,
@@ -208,10 +228,14 @@ class ChildEngine(Engine):
         """What the worker needs to load the subject (ASCII-safe JSON values)."""
         raise NotImplementedError
 
+    def interpreter(self) -> str | None:
+        """The Python that runs the worker, when it is not the harness's own (``sys.executable``)."""
+        return None
+
     def open(self) -> Session:
         configured = self.project.engines[self.name].kind  # a built-in name or "package.module:Class"
         job = {"kind": self.kind, "host": kind_of(configured).host, **self.job()}
-        session = ChildSession(self.name, job, self.startup_timeout_s, self.batches)
+        session = ChildSession(self.name, job, self.startup_timeout_s, self.batches, self.interpreter())
         self.worker_info = dict(session.info)
         return session
 

@@ -61,7 +61,7 @@ def _builtin(module: str, engine: str, runs: str, options: dict, *, host: str | 
 
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    _builtin("python", "PythonEngine", IN_WORKER, {"path": (str, list), "functions": dict},
+    _builtin("python", "PythonEngine", IN_WORKER, {"path": (str, list), "functions": dict, "python": str},
              host="PythonHost", needs_tree=False),
     _builtin("quickjs", "QuickJSEngine", IN_WORKER, {"memory_limit": int, "stack_size": int, "chunk_size": int},
              host="QuickJSHost", install_hint="pip install quickjs-ng"),

@@ -5,6 +5,13 @@ the project that holds the config (its ``path`` option goes first on ``sys.path`
 whatever ``toolcalls`` the harness itself happens to import; and a reference that hangs on a
 case must cost that case a TIMEOUT, not the run. The result records every file of the
 reference's package with its SHA-256, so a report says exactly which reference ran.
+
+The worker runs in the harness's interpreter unless the engine names another, ``python =
+"path/to/bin/python"`` (a venv of the project's own, relative to the project): then the
+reference, its dependencies and their versions are the project's, not the harness's, and
+extparity need not be installed there. The harness hands that interpreter its own package by
+file location (see ``child._FOREIGN_WORKER``), so the worker and this host import only the
+standard library. The versions recorded are those of the interpreter that ran the reference.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -37,10 +45,22 @@ class PythonEngine(ChildEngine):
                                    f"(set functions = {{ {missing[0]} = \"module:function\" }})")
         return {fn: functions[fn] for fn in self.project.entries}
 
+    def interpreter(self) -> str | None:
+        configured = self.options.get("python")
+        if configured is None:
+            return None
+        path = self.project.root / configured
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise EngineStartError(f"[tool.extparity.engines.{self.name}].python: {configured} is not an "
+                                   f"executable file (a venv's bin/python, relative to the project)")
+        return str(path)
+
     def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "kind": self.kind,
+        # host_versions() is the harness's interpreter until the worker has said which one it is.
+        chosen = {"interpreter": self.options["python"]} if "python" in self.options else {}
+        return {"engine": self.name, "kind": self.kind, **chosen,
                 "path": [self.project.relative(p) for p in self._paths()],
-                "functions": dict(self.options.get("functions", {})), **host_versions()}
+                "functions": dict(self.options.get("functions", {})), **host_versions(), **self.worker_info}
 
     def job(self) -> dict[str, Any]:
         return {"path": self._paths(), "functions": self._functions()}
@@ -75,7 +95,7 @@ class PythonHost(Host):
         # Shown relative to the folder the package was found in: "toolcalls/parser.py".
         self.hashes = {path.relative_to(base).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
                        for path, base in sorted(files.items())}
-        self.info: dict[str, Any] = {}
+        self.info: dict[str, Any] = host_versions()  # this worker's interpreter: the one that ran the reference
 
     def run_case(self, case_json: str) -> str:
         (case,) = json.loads(case_json)
