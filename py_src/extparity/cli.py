@@ -18,12 +18,12 @@ import threading
 import shtab
 
 from . import __version__
-from .commands import compare, corpus, diff, fuzz, gate, merge, report, run
+from .commands import compare, corpus, diff, fuzz, gate, init, merge, report, run
 from .commands.common import Stdout, UsageError
 from .project.errors import ConfigError
 
 CONFIG_HELP = "pyproject.toml with [tool.extparity] (default: nearest)"
-COMMANDS = (run, gate, fuzz, report, compare, diff, corpus, merge)
+COMMANDS = (init, run, gate, fuzz, report, compare, diff, corpus, merge)
 
 
 class Terminated(BaseException):

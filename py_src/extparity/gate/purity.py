@@ -86,6 +86,25 @@ class Finding:
 def purity_problems(project: Project) -> tuple[list[str], int, list[Declared]]:
     """Problems (findings no exception covers, stale exceptions), the number of modules read,
     and the exceptions that were used."""
+    findings, problems, modules = verified_findings(project)
+    exceptions = project.gate.purity
+    used: list[Declared] = []
+    for finding in findings:
+        covering = [e for e in exceptions if e.what == finding.identifier and e.where == finding.module]
+        if covering:
+            used += [e for e in covering if e not in used]
+        else:
+            problems.append(finding.text())
+    for exception in exceptions:
+        if exception not in used:
+            problems.append(f"stale exception: {exception.what} no longer occurs in {exception.where}: "
+                            f"remove it from {CONFIG}")
+    return problems, len(modules), used
+
+
+def verified_findings(project: Project) -> tuple[list[Finding], list[str], set[str]]:
+    """Every finding in the graph the entries reach, in any tree (each once), the trees whose
+    graph cannot be read, and the modules read."""
     entries = [entry.module for entry in project.entries.values()]
     findings: dict[tuple, Finding] = {}
     problems: list[str] = []
@@ -100,19 +119,7 @@ def purity_problems(project: Project) -> tuple[list[str], int, list[Declared]]:
             modules.add(path)
             for finding in module_findings(path, syntax.root_node, source):
                 findings.setdefault((finding.module, finding.line, finding.identifier), finding)
-    exceptions = project.gate.purity
-    used: list[Declared] = []
-    for finding in findings.values():
-        covering = [e for e in exceptions if e.what == finding.identifier and e.where == finding.module]
-        if covering:
-            used += [e for e in covering if e not in used]
-        else:
-            problems.append(finding.text())
-    for exception in exceptions:
-        if exception not in used:
-            problems.append(f"stale exception: {exception.what} no longer occurs in {exception.where}: "
-                            f"remove it from {CONFIG}")
-    return problems, len(modules), used
+    return list(findings.values()), problems, modules
 
 
 def module_findings(path: str, root, source: bytes) -> list[Finding]:

@@ -1,0 +1,215 @@
+"""`extparity init`: a first `[tool.extparity]` table for an extension, from its two trees.
+
+Why: writing the table by hand means reading the harness's README end to end before the first
+run. The trees already say most of it: which ES modules both browsers ship byte for byte (the
+candidates for entries, with their parameters as the case fields), which files and manifest keys
+differ on purpose (the gate's glue, from the same code as `gate --suggest`) and what the verified
+modules read of their environment (the purity check's findings). What only the team knows is
+left to them and said so: what each adapter returns, the cases, and why each purity exception
+is safe. Nothing existing is overwritten: a second `init` is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+from ..gate.purity import verified_findings
+from ..gate.suggest import suggest
+from ..project.atomic import write_atomic
+from ..project.config import load_project
+from ..project.errors import ConfigError
+from ..subject.exports import Export, candidate_entries
+from .common import UsageError
+
+SKIPPED_FOLDERS = {".git", "node_modules", ".venv", "venv", ".tox", "dist", "build", "__pycache__"}
+ADAPTERS, CORPUS = "extparity/adapters", "extparity/corpus"
+STARTER_TAG = "starter"
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("init", help="write a first [tool.extparity] table for an extension's two trees")
+    parser.add_argument("--chrome", metavar="DIR", help="the Chrome tree (default: found from the manifests below here)")
+    parser.add_argument("--firefox", metavar="DIR", help="the Firefox tree (default: found from the manifests below here)")
+    parser.set_defaults(handler=main)
+
+
+def main(args) -> int:
+    config = Path(getattr(args, "config", None) or "pyproject.toml").resolve()
+    existing = config.read_text(encoding="utf-8") if config.exists() else ""
+    try:
+        has_table = "extparity" in tomllib.loads(existing).get("tool", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{config}: not valid TOML ({exc})") from None
+    if has_table:
+        raise UsageError(f"{config} already has a [tool.extparity] table; init writes only a new one")
+    trees = _trees(args, config.parent)
+    candidates, unreadable = candidate_entries(trees["chrome"], trees["firefox"])
+    if not candidates:
+        raise UsageError(f"no ES module that is the same in {trees['chrome']} and {trees['firefox']} exports a "
+                         f"function: the entries must be one file in both trees")
+    entries = _names(candidates)
+    files = {f"{ADAPTERS}/{name}.js": adapter(export) for name, export in entries.items()}
+    files[f"{CORPUS}/tags.json"] = json.dumps({STARTER_TAG: "written by extparity init; replace with tags of your own"},
+                                              indent=2) + "\n"
+    files[f"{CORPUS}/starter.jsonl"] = "".join(json.dumps(starter_case(name, export)) + "\n"
+                                               for name, export in entries.items())
+    taken = [rel for rel in files if (config.parent / rel).exists()]
+    if taken:
+        raise UsageError(f"{config.parent / taken[0]} exists already; init writes only new files")
+    table = base_table(config.parent, trees, entries)
+    gate, notes = gate_table(config, existing + table)
+    for rel, text in files.items():
+        write_atomic(config.parent / rel, text)
+    write_atomic(config, existing + ("\n" if existing and not existing.endswith("\n\n") else "") + table + gate)
+    print(f"wrote [tool.extparity] to {config}: {_count(len(entries), 'entry', 'entries')} "
+          f"({', '.join(f'{name} = {e.module}:{e.name}' for name, e in entries.items())}), 4 engines")
+    print(f"wrote {_count(len(entries), 'adapter skeleton', 'adapter skeletons')} in {ADAPTERS}/ and a starter corpus in {CORPUS}/")
+    for line in [*unreadable, *notes]:
+        print(f"  check: {line}")
+    print(f"next: make each adapter return your verdict text, write cases in {CORPUS}/, then run: "
+          f"extparity --config {_shown(config)} run")
+    return 0
+
+
+def _trees(args, base: Path) -> dict[str, Path]:
+    if bool(args.chrome) != bool(args.firefox):
+        raise UsageError("give both --chrome DIR and --firefox DIR, or neither (then they are found from the manifests)")
+    if args.chrome:
+        trees = {"chrome": Path(args.chrome).resolve(), "firefox": Path(args.firefox).resolve()}
+        for name, tree in trees.items():
+            if not (tree / "manifest.json").is_file():
+                raise UsageError(f"--{name} {tree}: no manifest.json there")
+        return trees
+    return _found_trees(Path.cwd())
+
+
+def _found_trees(start: Path) -> dict[str, Path]:
+    manifests = sorted(path for path in start.rglob("manifest.json")
+                       if not SKIPPED_FOLDERS & set(path.relative_to(start).parts[:-1]))
+    browsers: dict[str, list[Path]] = {"chrome": [], "firefox": []}
+    for path in manifests:
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        browser = browser_of(manifest) if isinstance(manifest, dict) else None
+        if browser:
+            browsers[browser].append(path.parent)
+    if [len(found) for found in browsers.values()] != [1, 1]:
+        seen = ", ".join(f"{name}: {', '.join(_shown(p) for p in found) or 'none'}" for name, found in browsers.items())
+        raise UsageError(f"need one Chrome and one Firefox manifest.json under {start} ({seen}); "
+                         f"name them with --chrome DIR --firefox DIR")
+    return {name: found[0] for name, found in browsers.items()}
+
+
+def browser_of(manifest: dict) -> str | None:
+    """Which browser a manifest is written for: Firefox's add-on settings or a background of
+    scripts or a page (Chrome's MV3 has only a service worker); None when it says neither."""
+    background = manifest.get("background") if isinstance(manifest.get("background"), dict) else {}
+    if "browser_specific_settings" in manifest or "applications" in manifest:
+        return "firefox"
+    if "service_worker" in background:
+        return "chrome"
+    if "scripts" in background or "page" in background:
+        return "firefox"
+    return None
+
+
+def _names(candidates: list[Export]) -> dict[str, Export]:
+    """Entry names: the export's own name, with its module's stem when two modules export one name."""
+    counts: dict[str, int] = {}
+    for export in candidates:
+        counts[export.name] = counts.get(export.name, 0) + 1
+    return {(export.name if counts[export.name] == 1 else f"{Path(export.module).stem}-{export.name}"): export
+            for export in candidates}
+
+
+def adapter(export: Export) -> str:
+    params = ", ".join(export.params)
+    return (f"// The adapter of {export.module}:{export.name} (written by extparity init). It receives the export and\n"
+            f"// the case's fields ({params or 'none'}) and returns the verdict text, the same in every engine.\n"
+            f"// Pass the arguments as the extension does, and keep only what is deterministic: drop ids and\n"
+            f"// timestamps, and write numbers with a canonical writer if QuickJS-ng's digits differ (2 ** -24).\n"
+            f"export default async function ({', '.join([export.name, *export.params])}) {{\n"
+            f"  return JSON.stringify(await {export.name}({params}));\n"
+            f"}}\n")
+
+
+def starter_case(name: str, export: Export) -> dict:
+    # case ids are lowercase words: extractToolCalls -> extract-tool-calls-starter
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+    return {"id": f"{re.sub(r'[^a-z0-9._-]+', '-', words)}-starter", "fn": name, **{param: "" for param in export.params}, "expect": "reference",
+            "tags": [STARTER_TAG], "why": "written by extparity init: replace it with cases of your own"}
+
+
+def base_table(base: Path, trees: dict[str, Path], entries: dict[str, Export]) -> str:
+    lines = ["# Written by `extparity init`; see extparity's README, \"Pointing extparity at your own extension\".",
+             "[tool.extparity]", f"corpus = [{json.dumps(CORPUS)}]", "", "[tool.extparity.trees]"]
+    lines += [f"{name} = {json.dumps(_relative(tree, base))}" for name, tree in trees.items()]
+    for name, export in entries.items():
+        lines += ["", f"# {export.module}:{export.line}, shared byte for byte by both trees",
+                  f"[tool.extparity.entries.{name}]", f"module = {json.dumps(export.module)}",
+                  f"export = {json.dumps(export.name)}", f"args = {json.dumps(list(export.params))}",
+                  f"adapter = {json.dumps(f'{ADAPTERS}/{name}.js')}"]
+    for engine, kind, tree in (("quickjs-chrome", "quickjs", "chrome"), ("quickjs-firefox", "quickjs", "firefox"),
+                               ("chromium", "chromium", "chrome"), ("firefox", "firefox", "firefox")):
+        lines += ["", f"[tool.extparity.engines.{engine}]", f"kind = {json.dumps(kind)}", f"tree = {json.dumps(tree)}"]
+    return "\n".join(lines) + "\n"
+
+
+def gate_table(config: Path, text: str) -> tuple[str, list[str]]:
+    """`[tool.extparity.gate]` from the written table as the gate reads it: the glue `gate --suggest`
+    finds and a purity exception per finding, and what the user must check of it."""
+    draft = config.with_name(f".{config.name}.init")
+    draft.write_text(text, encoding="utf-8")
+    try:
+        project = load_project(draft)
+        found = suggest(project)
+        findings, unreadable, _ = verified_findings(project)
+    except ConfigError as exc:
+        raise UsageError(f"the table init wrote does not load ({exc}); please report it") from None
+    finally:
+        draft.unlink()
+    lines = ["", "# What may differ between the trees, as `extparity gate --suggest` finds it: check each reason.",
+             "[tool.extparity.gate]"]
+    lines += [f"glue = [{', '.join(json.dumps(rel) for rel, _ in found.glue)}]",
+              f"manifest_keys = [{', '.join(json.dumps(key) for key, _ in found.manifest_keys)}]"]
+    if found.glue_scripts:
+        lines += ["glue_scripts = [", *(f"  {{ script = {json.dumps(script)}, reason = {json.dumps(reason)} }},"
+                                        for script, reason in found.glue_scripts), "]"]
+    notes = [f"{rel}: {reason}" for rel, reason in [*found.glue, *found.manifest_keys, *found.glue_scripts]]
+    uses: dict[tuple[str, str], list] = {}
+    for finding in sorted(findings, key=lambda f: (f.module, f.line, f.identifier)):
+        uses.setdefault((finding.module, finding.identifier), []).append(finding)
+    if uses:
+        lines.append("purity = [")
+        for (module, identifier), found_at in uses.items():
+            at = ", ".join(str(finding.line) for finding in found_at)
+            reason = f"found by extparity init ({found_at[0].why}; line {at}): say why no verdict depends on it"
+            lines.append(f"  {{ identifier = {json.dumps(identifier)}, module = {json.dumps(module)}, "
+                         f"reason = {json.dumps(reason)} }},")
+            notes.append(f"{module}:{at}: {identifier}: {found_at[0].why}: a purity exception, "
+                         f"allowed only if no verdict depends on it")
+        lines.append("]")
+    return "\n".join(lines) + "\n", [*found.drift, *unreadable, *notes]
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
