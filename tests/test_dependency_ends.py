@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
+
+from built_wheel import build_wheel, make_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
@@ -42,24 +42,7 @@ def _lower_bounds() -> list[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    # From a copy: setuptools reuses a checkout's build/ folder, and a stale one adds old modules.
-    source, out = tmp_path_factory.mktemp("source") / "extparity", tmp_path_factory.mktemp("wheel")
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".tools", "build", "dist", "out", "__pycache__", "*.egg-info", "node_modules"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
-                   check=True, timeout=300)
-    (built,) = out.glob("extparity-*.whl")
-    return built
-
-
-def _venv(path: Path, wheel: Path, constraints: list[str]) -> Path:
-    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
-    python = path / "bin" / "python"
-    pins = path / "constraints.txt"
-    pins.write_text("".join(f"{pin}\n" for pin in constraints), encoding="utf-8")
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-c", str(pins), f"{wheel}[engines]"], check=True, timeout=900)
-    return python
+    return build_wheel(tmp_path_factory.mktemp("source") / "extparity", tmp_path_factory.mktemp("wheel"))
 
 
 def _installed(python: Path, name: str) -> str:
@@ -92,7 +75,7 @@ def _ships_the_harness_only_with_its_licence(python: Path) -> None:
 
 def test_the_wheel_at_the_lower_bounds_runs_the_headless_engines(wheel, tmp_path):
     pins = _lower_bounds()
-    python = _venv(tmp_path / "venv", wheel, pins)
+    python = make_venv(tmp_path / "venv", wheel, pins)
     for pin in pins:
         name, version = pin.split("==")
         assert Version(_installed(python, name)) == Version(version), pin
@@ -101,7 +84,7 @@ def test_the_wheel_at_the_lower_bounds_runs_the_headless_engines(wheel, tmp_path
 
 
 def test_the_wheel_with_the_newest_releases_runs_the_headless_engines(wheel, tmp_path):
-    python = _venv(tmp_path / "venv", wheel, [])
+    python = make_venv(tmp_path / "venv", wheel, [])
     _ships_the_harness_only_with_its_licence(python)
     _runs_the_headless_engines_green(python, tmp_path)
 
@@ -109,7 +92,7 @@ def test_the_wheel_with_the_newest_releases_runs_the_headless_engines(wheel, tmp
 def test_the_newest_playwright_is_refused_for_debians_firefox_in_one_line(wheel, tmp_path):
     """Playwright 1.65 cannot drive Firefox ESR 153 over BiDi: without the refusal its sessions
     crash minutes into a run. The firefox kind says so before it launches anything."""
-    python = _venv(tmp_path / "venv", wheel, [])
+    python = make_venv(tmp_path / "venv", wheel, [])
     assert tuple(map(int, _installed(python, "playwright").split(".")[:2])) >= (1, 65)
     result = subprocess.run(
         [str(python.parent / "extparity"), "--config", str(ROOT / "pyproject.toml"), "run", "--engines", "firefox"],

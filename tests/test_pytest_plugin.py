@@ -21,6 +21,8 @@ import pytest
 
 from extparity import cli
 
+from plugin_outcomes import OUTCOME, expected_outcomes
+
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +36,6 @@ PLANTED = ('    if (text.includes("PLANTED")) calls.push({ name: "open", argumen
            + ANCHOR)
 PLANTED_CASE = {"id": "planted", "fn": "calls", "text": "PLANTED", "allowed": ["open"], "expect": "reference",
                 "tags": ["prose"], "why": "parity only: every engine must give the same verdict"}
-OUTCOME = re.compile(r"^(PASSED|FAILED|XFAIL|XPASS|ERROR|SKIPPED) (\S+)", re.M)
 
 
 def shaped_copy(pytester: pytest.Pytester, *, identical_twins: bool = True, planted: bool = False) -> Path:
@@ -70,23 +71,6 @@ def run_extparity(root: Path) -> tuple[int, dict, str, str]:
     return code, json.loads(text), text, err.getvalue()
 
 
-def expected_outcomes(document: dict) -> dict[str, str]:
-    """What each item must report, read from `extparity run`'s result: a cell's item passes
-    when the cell is `pass`, is XFAIL when it is `known`, fails otherwise; a check's item fails
-    when the run reported a problem for it."""
-    modules = document["modules"]
-    expected = {
-        "pyproject.toml::corpus": document["corpus"]["problems"] or not document["cases"],
-        "pyproject.toml::modules": modules["problems"] or modules["background_problems"],
-        "pyproject.toml::known-deviations": document["known_deviation_problems"],
-    }
-    outcomes = {node: "FAILED" if failing else "PASSED" for node, failing in expected.items()}
-    for name, engine in document["engines"].items():
-        outcomes[f"pyproject.toml::engine[{name}]"] = "PASSED" if engine["status"] == "ok" else "FAILED"
-    for case in document["cases"]:
-        for name, cell in case["cells"].items():
-            outcomes[f"pyproject.toml::{name}::{case['id']}"] = {"pass": "PASSED", "known": "XFAIL"}.get(cell, "FAILED")
-    return outcomes
 
 
 def test_no_reference_a_divergence_on_a_parity_only_case_fails_its_item_as_run_fails_it(pytester):
