@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from extparity.engines.base import WireCase
-from extparity.engines.driver import run_engine
+from extparity.engines.driver import MAX_RESTARTS, run_engine
 from extparity.project.kinds import build_engine
 
 from fake_extension import make_tree, write_project
@@ -84,6 +84,17 @@ def test_a_reference_case_that_hangs_or_kills_its_process_is_named_and_the_rest_
     assert run.failures["loop"].kind == "timeout" and "no verdict within 2s" in run.failures["loop"].detail
     assert run.failures["die"].kind == "crash" and "exited with code 3" in run.failures["die"].detail
     assert run.timings["restarts"] == 2
+
+
+def test_an_engine_that_keeps_crashing_gives_up_with_a_status_of_the_results_vocabulary(tmp_path):
+    """Past MAX_RESTARTS the driver stops: the engine's status is "crashed", as the JSON result's
+    schema spells it (it was the session's word, "crash", before)."""
+    cases = [case_line(f"die-{i}", "DIE") for i in range(MAX_RESTARTS + 2)]
+    project = project_with(tmp_path, cases, {})
+    wire = [WireCase(c["id"], "parse", (c["input"], [])) for c in cases]
+    run = run_engine(build_engine(project.engines["python"], project), wire, case_timeout_s=5)
+    assert run.status == "crashed"
+    assert run.detail.startswith(f"gave up after {MAX_RESTARTS} restarts; last: worker exited with code 3")
 
 
 def test_a_hanging_case_is_a_timeout_cell_in_the_report_and_names_the_case(tmp_path):

@@ -15,7 +15,8 @@ from ..corpus.cases import Corpus, load_corpus
 from ..engines.driver import Controller
 from ..project.atomic import write_atomic
 from ..project.config import Project
-from ..reports import annotations, html_report, junit
+from ..reports import html_report, junit
+from ..reports.annotations import github as github_annotations
 from ..reports.progress import Progress
 from ..results import repro
 from ..run.parity import RunResult, run_parity
@@ -114,9 +115,9 @@ def check_report_outputs(args) -> dict[str, Path | Stdout | None]:
     outputs = {"html": check_output(args.html), "junit": check_output(args.junit),
                "annotations": check_output(args.annotations), "save_failures": None}
     if args.save_failures:
-        outputs["save_failures"] = Path(args.save_failures)
+        outputs["save_failures"] = folder = Path(args.save_failures)
         try:
-            repro.check_folder(outputs["save_failures"])
+            repro.check_folder(folder)
         except repro.ReproError as error:
             raise UsageError(str(error)) from None
     return outputs
@@ -126,12 +127,13 @@ def write_reports(document: dict, outputs: dict[str, Path | Stdout | None]) -> l
     """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines."""
     errors = [write(outputs["html"], html_report.render(document)) if outputs["html"] else None,
               write(outputs["junit"], junit.render(document)) if outputs["junit"] else None,
-              write(outputs["annotations"], annotations.github(document)) if outputs["annotations"] else None]
-    if outputs["save_failures"] is not None:
+              write(outputs["annotations"], github_annotations(document)) if outputs["annotations"] else None]
+    folder = outputs["save_failures"]
+    if isinstance(folder, Path):  # check_report_outputs makes it a folder or None, never stdout
         try:
-            repro.save_failures(document, outputs["save_failures"])
+            repro.save_failures(document, folder)
         except (OSError, repro.ReproError) as error:
-            errors.append(f"cannot write {outputs['save_failures']}: {getattr(error, 'strerror', None) or error}")
+            errors.append(f"cannot write {folder}: {getattr(error, 'strerror', None) or error}")
     return [error for error in errors if error]
 
 

@@ -49,7 +49,8 @@ def main(args) -> int:
     if args.acknowledged and not args.fail_on_new_calls:
         raise UsageError("--acknowledged only means something with --fail-on-new-calls")
     old, new = load_result(args.old), load_result(args.new)
-    acknowledged, problems = {}, []
+    acknowledged: dict = {}
+    problems: list[str] = []
     if args.acknowledged:
         path = Path(args.acknowledged)
         if not path.is_file():

@@ -206,7 +206,9 @@ def _decode(data: bytes, where: str) -> str:
 
 
 def _text(value: str | None, path: str | None) -> str:
-    return value if not path else _decode(_read(path), path)
+    """The input: read from ``path`` when one is given, else the option's own text (argparse
+    requires one of the two)."""
+    return _decode(_read(path), path) if path else value or ""
 
 
 def _lines(path: str) -> list[tuple[int, str]]:

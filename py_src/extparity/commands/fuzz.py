@@ -92,12 +92,12 @@ def main(args) -> int:
     for name, engine in result.engines.items():
         print(f"  {name}: {engine['status']}, busy {engine['busy_s']:.1f}s, "
               f"{engine['sessions']} session(s), {engine['restarts']} restart(s)")
-    error = write(summary_path, json.dumps(_summary(result, seed, args.start, engines), indent=1, sort_keys=True) + "\n")
-    failures = [f"{len(result.findings)} finding(s), minimised in {target}" if result.findings else None,
-                f"{result.repeats} more failing case(s) minimised to an earlier finding" if result.repeats else None,
-                *result.engine_problems,
-                "no case was run" if not result.cases else None, error]
-    failures = [line for line in failures if line]
+    unwritten = write(summary_path, json.dumps(_summary(result, seed, args.start, engines), indent=1, sort_keys=True) + "\n")
+    lines = [f"{len(result.findings)} finding(s), minimised in {target}" if result.findings else None,
+             f"{result.repeats} more failing case(s) minimised to an earlier finding" if result.repeats else None,
+             *result.engine_problems,
+             "no case was run" if not result.cases else None, unwritten]
+    failures = [line for line in lines if line]
     if print_failures(failures):
         return 1
     print(f"fuzz: no divergence, engine error or reference exception in {result.cases:,} cases")

@@ -108,7 +108,7 @@ def _found_trees(start: Path) -> dict[str, Path]:
 def browser_of(manifest: dict) -> str | None:
     """Which browser a manifest is written for: Firefox's add-on settings or a background of
     scripts or a page (Chrome's MV3 has only a service worker); None when it says neither."""
-    background = manifest.get("background") if isinstance(manifest.get("background"), dict) else {}
+    background = manifest["background"] if isinstance(manifest.get("background"), dict) else {}
     if "browser_specific_settings" in manifest or "applications" in manifest:
         return "firefox"
     if "service_worker" in background:

@@ -151,8 +151,12 @@ class Engine(abc.ABC):
         self.options = options
 
     @property
-    def tree(self) -> Path | None:
-        return self.project.trees[self.tree_name] if self.tree_name else None
+    def tree(self) -> Path:
+        """The tree the engine loads; asked only by kinds that load one (the config makes sure
+        those have one)."""
+        if self.tree_name is None:
+            raise EngineStartError(f"{self.name}: a {self.kind} engine loads no tree")
+        return self.project.trees[self.tree_name]
 
     @abc.abstractmethod
     def describe(self) -> dict[str, Any]:

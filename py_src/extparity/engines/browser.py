@@ -131,9 +131,9 @@ class BrowserEngine(Engine):
         """The scripts the tree's background loads, read statically (see ``tree_checks``)."""
         from ..subject.tree_checks import background_closure, load_manifest
 
-        manifest, error = load_manifest(self.tree_name, self.tree)
-        if error:
-            raise EngineStartError(error)
+        manifest, error = load_manifest(f"{self.tree_name}", self.tree)
+        if manifest is None:
+            raise EngineStartError(f"{error}")
         try:
             closure = background_closure(self.tree, manifest)
         except LinkError as exc:

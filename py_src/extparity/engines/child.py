@@ -80,6 +80,8 @@ class ChildSession(Session):
             )
         except OSError as exc:
             raise EngineStartError(f"cannot start the {engine} worker: {exc}") from None
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr  # all three are pipes
+        self._requests, self._answers, self._errors = self._proc.stdin, self._proc.stdout, self._proc.stderr
         threading.Thread(target=self._read_stdout, daemon=True, name=f"{engine}-stdout").start()
         threading.Thread(target=self._read_stderr, daemon=True, name=f"{engine}-stderr").start()
         self._send({"op": "open", **job})
@@ -140,7 +142,7 @@ class ChildSession(Session):
         self._close_pipes()
 
     def _close_pipes(self) -> None:
-        for pipe in (self._proc.stdin,):
+        for pipe in (self._requests,):
             try:
                 pipe.close()
             except (OSError, ValueError):
@@ -148,8 +150,8 @@ class ChildSession(Session):
 
     def _send(self, message: dict[str, Any]) -> bool:
         try:
-            self._proc.stdin.write(json.dumps(message, ensure_ascii=True) + "\n")
-            self._proc.stdin.flush()
+            self._requests.write(json.dumps(message, ensure_ascii=True) + "\n")
+            self._requests.flush()
             return True
         except (OSError, ValueError):  # the child is gone; its exit is reported by the caller
             return False
@@ -194,7 +196,7 @@ class ChildSession(Session):
         return _EOF if line is None else line
 
     def _read_stdout(self) -> None:
-        for line in self._proc.stdout:
+        for line in self._answers:
             try:
                 self._lines.put(json.loads(line))
             except ValueError:
@@ -202,7 +204,7 @@ class ChildSession(Session):
         self._lines.put(None)
 
     def _read_stderr(self) -> None:
-        for line in self._proc.stderr:
+        for line in self._errors:
             if line.strip():
                 self._stderr.append(line.rstrip()[:500])
 

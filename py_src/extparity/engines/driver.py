@@ -141,7 +141,7 @@ class EngineDriver:
                 else:
                     isolate = len([c for c in chunk if c.id not in answered])
                 if run.timings["restarts"] > MAX_RESTARTS:
-                    run.fail(batch.broken.kind, f"gave up after {MAX_RESTARTS} restarts; last: {batch.broken.detail}")
+                    run.fail("crashed" if batch.broken.kind == "crash" else "timeout", f"gave up after {MAX_RESTARTS} restarts; last: {batch.broken.detail}")
                     break
         finally:
             run.timings["wall_s"] += time.perf_counter() - started

@@ -210,7 +210,7 @@ def main() -> int:
                 emit(event="start-error", detail=f"{message['kind']} binding is not installed: {exc}")
                 return 0
             emit(event="ready", hashes=host.hashes, info=host.info)
-        elif op == "run":
+        elif op == "run" and host is not None:  # the parent opens before it runs
             for result in host.run_cases(json.loads(message["cases"]), float(message["case_timeout_s"])):
                 emit(event="case", result=result)
         elif op == "close":

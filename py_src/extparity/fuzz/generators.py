@@ -654,6 +654,8 @@ def _import_file(ref: str, path: Path):
     # shadowed by, the package it fuzzes.
     name = "_extparity_fuzz_plugin_" + re.sub(r"\W", "_", ref)
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise GeneratorError(f"fuzz plugin {ref}: {path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     try:

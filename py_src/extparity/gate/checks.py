@@ -114,7 +114,7 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {tree: set() for tree in project.trees}
     for spec in project.engines.values():
         browser = kind_of(spec.kind).extension
-        if browser:
+        if browser and spec.tree is not None:
             found[spec.tree].add(browser)
     return found
 
@@ -196,15 +196,15 @@ def manifests_check(project: Project, browsers: dict[str, set[str]], result: Run
         if manifest is not None:
             manifests[name] = manifest
     problems += tree_checks.compare_manifests(manifests, project.gate.manifest_keys)
-    reached = set()
+    reached: set[str] = set()
     for name, manifest in manifests.items():
         reached |= set(tree_checks.reachable_files(project.trees[name], manifest)[0])
     loaded = []
-    for tree, kinds in browsers.items():
-        where = f"{tree}/{tree_checks.MANIFEST}"
+    for browsed, kinds in browsers.items():
+        where = f"{browsed}/{tree_checks.MANIFEST}"
         for kind in sorted(kinds):
             engines = [name for name, spec in project.engines.items()
-                       if spec.tree == tree and spec.kind == kind and name in result.runs]
+                       if spec.tree == browsed and spec.kind == kind and name in result.runs]
             ok = [name for name in engines if result.runs[name].status == "ok"]
             if ok:
                 loaded.append(f"{where} by {', '.join(ok)}")
@@ -321,8 +321,8 @@ def background_check(tested: Project, result: RunResult, browsers: dict[str, set
             continue
         manifest, error = tree_checks.load_manifest(tree, tested.trees[tree])
         try:
-            if error:
-                raise LinkError(error)
+            if manifest is None:
+                raise LinkError(f"{error}")
             closures[tree] = set(tree_checks.background_closure(tested.trees[tree], manifest))
         except LinkError as exc:
             problems.append(f"{tree}: its background cannot be read: {exc}")

@@ -116,7 +116,7 @@ def _short_hash(value: Any) -> str:
 
 def unbrowsed_trees(policy: dict) -> list[str]:
     return [f"tree {tree}: no browser engine loads it, so what ships from it is not gated (configure a "
-            f"{' or '.join(sorted(k.extension for k in KINDS.values() if k.loads_extension))} engine with "
+            f"{' or '.join(sorted(k.extension for k in KINDS.values() if k.extension is not None))} engine with "
             f"tree = \"{tree}\")"
             for tree, kinds in policy["trees"].items() if not kinds]
 

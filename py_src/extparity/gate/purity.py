@@ -216,6 +216,7 @@ def _over_a_global(reference: Reference, member, source: bytes, found) -> None:
 
 def _top_level_state(reference: Reference, source: bytes, found) -> None:
     binding, node = reference.binding, reference.node
+    assert binding is not None  # called for references that resolve to a top-level binding
     declared = f"declared at line {binding.line}"
     if reference.writes:
         found(node, reference.name, f"module-level mutable state: a function assigns this top-level "

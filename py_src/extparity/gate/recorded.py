@@ -28,7 +28,7 @@ from ..engines.base import CaseFailure, EngineRun
 from ..project.config import Project
 from ..results import read
 from ..run.outcomes import NO_VERDICT, Outcome
-from ..run.parity import RunResult, adapter_hashes, background_hashes, disk_hashes, judged_run
+from ..run.parity import RunResult, adapter_hashes, background_hashes, disk_hashes, judged_run, message_trees
 from ..subject.tree_checks import tree_sha256
 
 CELLS = frozenset(Outcome)
@@ -51,7 +51,7 @@ def recorded_run(document: dict, tested: Project, corpus: Corpus) -> RunResult:
         for name in engines:
             if judged.cells[name] != recorded[name]:
                 raise RefusedResult(f"case {judged.case.id}: {name} is {recorded[name]!r} in the result but "
-                                    f"{judged.cells[name].value!r} judged here (judged with other known deviations "
+                                    f"{str(judged.cells[name])!r} judged here (judged with other known deviations "
                                     f"or another extparity)")
     return result
 
@@ -92,7 +92,7 @@ def _same_bytes(document: dict, tested: Project) -> None:
         module = next(m for m in sorted(set(on_disk) | set(modules["on_disk"]))
                       if on_disk.get(m) != modules["on_disk"].get(m))
         raise RefusedResult(f"module {module}: its hashes in the result are not the artifacts' bytes")
-    trees = sorted({spec.tree for spec in tested.engines.values() if spec.via == "message"})
+    trees = sorted(message_trees(tested, [name for name, spec in tested.engines.items() if spec.via == "message"]))
     background, _, _ = background_hashes(tested, trees)
     if modules["background"] != background:
         raise RefusedResult("the background scripts' hashes in the result are not the artifacts' bytes")

@@ -16,6 +16,7 @@ linker parses (``subject.linker.parsed_modules``): one parse of the graph serves
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_expression", "function",
              "generator_function", "arrow_function", "method_definition"}
@@ -42,7 +43,7 @@ class Scope:
         return self.parent is None
 
     def lookup(self, name: str) -> Binding | None:
-        scope = self
+        scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
                 return scope.names[name]
@@ -55,7 +56,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class Reference:
-    node: object  # the identifier
+    node: Any  # the identifier (a tree-sitter node)
     name: str
     binding: Binding | None  # None: a free name, the environment's
     in_function: bool  # inside a function body: runs after the module was evaluated

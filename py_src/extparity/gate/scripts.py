@@ -245,8 +245,8 @@ def scripts_problems(project: Project) -> tuple[list[str], int, int]:
     unaccounted: dict[str, tuple[str, list[str]]] = {}  # script -> how the first tree reaches it, trees
     entries = [(normalize_path(e.module), e.export) for e in project.entries.values()]
     for name, tree in project.trees.items():
-        manifest, error = tree_checks.load_manifest(name, tree)
-        if error:
+        manifest, _ = tree_checks.load_manifest(name, tree)
+        if manifest is None:
             continue  # the manifests check says why
         problems: list[str] = []
         try:

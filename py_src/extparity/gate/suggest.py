@@ -84,11 +84,11 @@ def suggest(project: Project) -> Suggestion:
                                f"the verified code must be one file in every tree; fix the drift")
             continue
         found.glue.append((rel, f"{difference}; {roles.get(rel) or 'no manifest reaches it'}"))
-    manifests = {}
+    manifests: dict[str, dict] = {}
     for name, root in trees.items():
         manifest, error = tree_checks.load_manifest(name, root)
-        if error:
-            found.drift.append(error)
+        if manifest is None:
+            found.drift.append(f"{error}")
         else:
             manifests[name] = manifest
     for key in sorted(set().union(*(m.keys() for m in manifests.values()))):
@@ -109,8 +109,8 @@ def _glue_scripts(project: Project) -> list[tuple[str, str]]:
     reached: dict[str, list[str]] = {}
     entries = [normalize_path(entry.module) for entry in project.entries.values()]
     for name, root in project.trees.items():
-        manifest, error = tree_checks.load_manifest(name, root)
-        if error:
+        manifest, _ = tree_checks.load_manifest(name, root)
+        if manifest is None:
             continue  # reported as drift above
         try:
             verified = set(import_closure(root, entries))
@@ -146,8 +146,8 @@ def _roles(project: Project) -> dict[str, str]:
     pages: dict[str, list[str]] = {}
     reached: dict[str, list[str]] = {}
     for name, root in project.trees.items():
-        manifest, error = tree_checks.load_manifest(name, root)
-        if error:
+        manifest, _ = tree_checks.load_manifest(name, root)
+        if manifest is None:
             continue
         try:
             for path in tree_checks.background_closure(root, manifest):

@@ -59,8 +59,8 @@ def surfaces_problems(project: Project) -> tuple[list[str], list[str]]:
     """Problems, and the surfaces found (declared ones included) as they are shown."""
     found: dict[tuple[str, str], str] = {}  # (surface, script) -> where it was seen first
     for name, tree in project.trees.items():
-        manifest, error = tree_checks.load_manifest(name, tree)
-        if error:
+        manifest, _ = tree_checks.load_manifest(name, tree)
+        if manifest is None:
             continue
         if "externally_connectable" in manifest:
             found.setdefault(("externally_connectable", ""), f"{name}/manifest.json")

@@ -71,7 +71,7 @@ class GateConfig:
     package_json: Path | None = None  # release metadata that must state the manifests' version
     changelog: Path | None = None
     minimum_cases: dict[str, int] = field(default_factory=dict)  # entry -> fewest cases that prove something
-    dist: Path | None = None  # where the packed artifacts are written
+    dist: Path = Path("dist")  # where the packed artifacts are written (the config makes it the project's)
     messages: dict[str, Path] = field(default_factory=dict)  # entry -> message adapter
     web_ext: str | None = None  # Mozilla's web-ext command; None: `web-ext` on PATH
     web_ext_allow: tuple[str, ...] = ()  # web-ext warning codes accepted on purpose

@@ -31,7 +31,7 @@ def render(document: dict) -> str:
     root = ET.Element("testsuites", name="extparity")
     suites = [_run_suite(document)] + [_engine_suite(document, name) for name in engines]
     for key in ("tests", "failures", "errors"):  # junit-10.xsd allows no "skipped" on <testsuites>
-        root.set(key, str(sum(int(suite.get(key)) for suite in suites)))
+        root.set(key, str(sum(int(suite.get(key, "0")) for suite in suites)))
     root.extend(suites)
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

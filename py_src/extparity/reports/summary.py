@@ -11,7 +11,7 @@ from ..run.outcomes import NO_VERDICT, PASSES, Outcome
 from ..run.parity import RunResult
 
 # How a cell reads on the terminal: the two that pass in lower case, every failure shouting.
-CELL_MARK = {outcome: {Outcome.PASS: "ok", Outcome.KNOWN: "known"}.get(outcome, outcome.name) for outcome in Outcome}
+CELL_MARK: dict[str, str] = {outcome: {Outcome.PASS: "ok", Outcome.KNOWN: "known"}.get(outcome, outcome.name) for outcome in Outcome}
 GROUP_AT = 4  # this many cells sharing one cause print as one line
 
 

@@ -20,7 +20,8 @@ def lines(text: str) -> list[str]:
     """``text`` broken into indented lines at JSON structure; strings are never split, and a
     short list of plain values (a span, an allowlist) stays on one line."""
     out: list[str] = []
-    depth, current, index = 0, [], 0
+    current: list[str] = []
+    depth, index = 0, 0
 
     def flush() -> None:
         if current:

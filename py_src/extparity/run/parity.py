@@ -15,7 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
@@ -98,8 +98,8 @@ def background_hashes(project: Project, trees: list[str]) -> tuple[dict[str, dic
         root = project.trees[tree]
         manifest, error = load_manifest(tree, root)
         try:
-            if error:
-                raise LinkError(error)
+            if manifest is None:
+                raise LinkError(f"{error}")
             hashes[tree] = {path: sha256_hex((root / path).read_bytes())
                             for path in sorted(background_closure(root, manifest))}
             on_demand[tree] = sorted(background_on_demand(root, manifest))
@@ -108,14 +108,21 @@ def background_hashes(project: Project, trees: list[str]) -> tuple[dict[str, dic
     return hashes, on_demand, problems
 
 
+def message_trees(project: Project, engines: Iterable[str]) -> set[str]:
+    """The trees whose backgrounds ``engines`` message (a message-path engine always loads a tree)."""
+    return {tree for name in engines if (tree := project.engines[name].tree) is not None}
+
+
 def expected_hashes(project: Project, name: str, hashes: dict[str, dict[str, str]],
                     background: dict[str, dict[str, str]]) -> dict[str, str]:
     """What engine ``name`` must have loaded: the modules the entries reach in its tree, or,
     through the background, the scripts the background loads."""
     spec = project.engines[name]
+    tree = spec.tree
+    assert tree is not None  # asked only of engines that load a tree
     if spec.via == "message":
-        return dict(background.get(spec.tree, {}))
-    return {module: by_tree[spec.tree] for module, by_tree in hashes.items() if by_tree[spec.tree] != "missing"}
+        return dict(background.get(tree, {}))
+    return {module: by_tree[tree] for module, by_tree in hashes.items() if by_tree[tree] != "missing"}
 
 
 def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: dict[str, EngineRun],
@@ -245,7 +252,7 @@ def judged_run(project: Project, cases: list[Case], runs: dict[str, EngineRun], 
     hashes, link_problems = disk_hashes(project)
     via_message = {name: runs[name] for name in engine_names if project.engines[name].via == "message"}
     via_modules = {name: run for name, run in runs.items() if name not in via_message}
-    background, on_demand, background_problems = background_hashes(project, sorted({project.engines[n].tree for n in via_message}))
+    background, on_demand, background_problems = background_hashes(project, sorted(message_trees(project, via_message)))
     results, deviation_problems = judge_runs(project, cases, runs, deviation_cases)
     return RunResult(
         engines=engine_names,

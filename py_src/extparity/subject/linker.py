@@ -37,7 +37,7 @@ import posixpath
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..project.hashing import sha256_hex
 
@@ -112,7 +112,8 @@ def module_graph(root: Path, entries: Iterable[str]) -> list[LinkedModule]:
         order, parsed = _walk_imports(root, key, cycles_allowed=False)
         linked: dict[str, LinkedModule] = {}
         for path in order:
-            linked[path] = _link_one(path, *parsed[path][:3], linked, parsed[path][3])
+            data, syntax, source, imports = parsed[path]
+            linked[path] = _link_one(path, data, syntax, source, linked, imports)
         graph = [linked[path] for path in order]
         _GRAPHS[key] = ({path: parsed[path][0] for path in order}, graph)
         return list(graph)
@@ -138,7 +139,7 @@ def import_closure(root: Path, entries: Iterable[str], *, lazy: bool = True) -> 
     return _walk_imports(root, entries, cycles_allowed=True, lazy=lazy)[0]
 
 
-def parsed_modules(root: Path, entries: Iterable[str]) -> list[tuple[str, object, bytes]]:
+def parsed_modules(root: Path, entries: Iterable[str]) -> list[tuple[str, Any, bytes]]:
     """Every module reachable from ``entries``, as ``(path, tree-sitter tree, source bytes)``,
     dependencies first: the graph the engines link, for checks that read its syntax (the gate's
     purity check). Raises ``LinkError`` as ``import_closure`` does."""
@@ -160,7 +161,7 @@ def dependencies(path: str, tree, source: bytes) -> list[str]:
 
 def _walk_imports(root: Path, entries: Iterable[str], cycles_allowed: bool, lazy: bool = True):
     parser = _parser()
-    parsed: dict[str, tuple[bytes, object, bytes, tuple[str, ...]]] = {}
+    parsed: dict[str, tuple[bytes, Any, bytes, tuple[str, ...]]] = {}  # Any: a tree-sitter tree
     order: list[str] = []
     state: dict[str, str] = {}  # path -> "visiting" | "done"
 
@@ -444,7 +445,7 @@ def _rewrite_export(node, source, where, edits, export, star, target_of, needs) 
     clause = next((c for c in node.children if c.type == "export_clause"), None)
     namespace = next((c for c in node.children if c.type == "namespace_export"), None)
     if source_node is None:  # export { a, b as c };
-        for spec in clause.named_children:
+        for spec in clause.named_children if clause is not None else ():
             local = _text(spec.child_by_field_name("name"), source)
             alias = spec.child_by_field_name("alias")
             export(_text(alias, source) if alias else local, local, where)

@@ -273,8 +273,8 @@ def check_manifests(trees: Mapping[str, Path], browsers: Mapping[str, Iterable[s
     problems: list[str] = []
     for name, tree in trees.items():
         manifest, error = load_manifest(name, tree)
-        if error:
-            problems.append(error)
+        if manifest is None:
+            problems.append(f"{error}")
             continue
         where = f"{name}/{MANIFEST}"
         for kind in sorted(set(browsers.get(name, ()))):

@@ -48,20 +48,22 @@ class Lint:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
 
     def result(self) -> LintResult:
-        if self.error:
-            return LintResult(False, self.error, [self.error])
+        process = self.process
+        if process is None:  # web-ext was not found, and self.error says so
+            error = self.error or "web-ext lint did not start"
+            return LintResult(False, error, [error])
         try:
-            out, err = self.process.communicate(timeout=TIMEOUT_S)
+            out, err = process.communicate(timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.communicate()
+            process.kill()
+            process.communicate()
             problem = f"web-ext lint gave no answer within {TIMEOUT_S:g}s"
             return LintResult(False, problem, [problem])
         try:
             report = json.loads(out)
         except ValueError:
             tail = (err or out).decode("utf-8", "replace").strip().splitlines()
-            problem = f"web-ext lint exited {self.process.returncode} without a JSON report: {tail[-1] if tail else ''}"
+            problem = f"web-ext lint exited {process.returncode} without a JSON report: {tail[-1] if tail else ''}"
             return LintResult(False, problem, [problem])
         return judge(report, self.allow)
 

@@ -94,8 +94,8 @@ class FirefoxSession(BrowserSession):
         # The probe reports before Playwright's launch call returns: wait for whichever says more.
         launched_at = None
         while not self.server.ready and not self.server.fatal:
-            if self.launch.done() and self.launch.exception() is not None:
-                raise self.launch.exception()
+            if self.launch.done() and (failure := self.launch.exception()) is not None:
+                raise failure
             now = time.monotonic()
             if launched_at is None and self.launch.done():
                 launched_at = now

@@ -83,6 +83,8 @@ class PythonHost(Host):
                 self.functions[fn] = getattr(module, attribute)
             except Exception as exc:  # the reference itself fails to import: its crash, reported once
                 raise EngineStartError(f"cannot load reference {spec}: {type(exc).__name__}: {exc}") from None
+            if module.__file__ is None:  # a namespace package: no file of its own to hash or place
+                raise EngineStartError(f"{module_name} is a namespace package; name a module or a package with __init__.py")
             origin = Path(module.__file__).resolve()
             if job["path"] and not any(origin.is_relative_to(Path(p).resolve()) for p in job["path"]):
                 raise EngineStartError(f"{module_name} resolved to {origin}, outside the configured path "
