@@ -31,6 +31,7 @@ from ..project.kinds import IN_BROWSER
 from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 from .base import Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
 from .child import link_subject
+from .executables import choose_executable
 
 
 class LoopThread:
@@ -74,7 +75,8 @@ class BrowserEngine(Engine):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.executable = self.options.get("executable", self.default_executable)
+        self.executable, self.executable_source = choose_executable(self.kind, self.options.get("executable"),
+                                                                    self.default_executable)
         self.extra_args = [str(a) for a in self.options.get("args", [])]
         self.chunk_size = int(self.options.get("chunk_size", self.chunk_size))
         self.startup_timeout_s = float(self.options.get("startup_timeout_s", 60.0))
@@ -90,6 +92,7 @@ class BrowserEngine(Engine):
             "kind": self.kind,
             "tree": self.project.relative(self.tree),
             "executable": self.executable,
+            "executable_source": self.executable_source,  # config, playwright (its own build) or debian
             "executable_version": executable_version(self.executable),
             "browser_version": self.browser_version,
             "playwright": package_version("playwright"),
