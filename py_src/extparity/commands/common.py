@@ -123,9 +123,13 @@ def check_report_outputs(args) -> dict[str, Path | Stdout | None]:
     return outputs
 
 
-def write_reports(document: dict, outputs: dict[str, Path | Stdout | None]) -> list[str]:
-    """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines."""
-    errors = [write(outputs["html"], html_report.render(document)) if outputs["html"] else None,
+def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timings: dict | None = None,
+                  baseline: dict | None = None) -> list[str]:
+    """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines.
+    The HTML also shows ``timings`` (as `run --timings` writes them) and the changes since
+    ``baseline`` (a result) when they are given."""
+    html = html_report.render(document, timings=timings, baseline=baseline) if outputs["html"] else ""
+    errors = [write(outputs["html"], html) if outputs["html"] else None,
               write(outputs["junit"], junit.render(document)) if outputs["junit"] else None,
               write(outputs["annotations"], github_annotations(document)) if outputs["annotations"] else None]
     folder = outputs["save_failures"]

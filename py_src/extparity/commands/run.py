@@ -47,12 +47,14 @@ def main(args) -> int:
     finally:
         bars.finish()
     result, document = outcome.result, outcome.document
+    timings = build.timings(result)
     print(summary.summary_table(result))
     write_errors = [
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(result)),
-        write(outputs["timings"], json.dumps(build.timings(result), indent=1, sort_keys=True) + "\n"),
-        *write_reports(document, reports),
+        write(outputs["timings"], json.dumps(timings, indent=1, sort_keys=True) + "\n"),
+        # the page shows the durations when they are asked for, so that `report --timings` makes the same page
+        *write_reports(document, reports, timings if args.timings else None, baseline),
     ]
     if baseline is not None:
         print()

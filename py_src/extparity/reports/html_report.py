@@ -10,6 +10,12 @@ What is worked out here rather than in the page: which engine is the odd one out
 groups of a case, and the aligned diffs (``verdict_diff``, the one diff the CLI and JUnit show
 too). The page filters, groups rows by identical cell vectors (JSONTestSuite's pruned matrix),
 and highlights ``span: [start, end]`` pairs it finds in verdict objects on the case's input.
+
+Two optional inputs add to the page, never to the result: the timings `run --timings` writes
+(each engine's start-up, case time and wall time; kept out of the JSON result because they are
+not deterministic) and a baseline result, whose changes (``results.compare``, what
+`extparity compare` lists) become a "changed since baseline" view and a section of each
+changed case's pane.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-from ..results import verdict_diff
+from ..results import compare, verdict_diff
 from ..results.read import engine_names, judged_against, odd_one_out, verdicts
 from ..run.outcomes import PASSES, Outcome
 
@@ -28,8 +34,9 @@ MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA)\*/")
 DIFF_OPS = {"same": "=", "changed": "~", "removed": "-", "added": "+"}
 
 
-def page_data(document: dict) -> dict:
-    """What the page's script reads: compact rows for the list, details for the case pane."""
+def page_data(document: dict, timings: dict | None = None, baseline: dict | None = None) -> dict:
+    """What the page's script reads: compact rows for the list, details for the case pane, and
+    the durations and the changes since ``baseline`` when they are given."""
     engines = engine_names(document)
     tags = sorted({tag for case in document["cases"] for tag in case.get("tags", ())})
     files = sorted({case.get("file", "") for case in document["cases"]})
@@ -66,7 +73,37 @@ def page_data(document: dict) -> dict:
         "corpus": {key: value for key, value in document.get("corpus", {}).items() if key != "tags"},
         "problems": (document.get("modules", {}).get("problems", []) + document.get("known_deviation_problems", [])
                      + document.get("corpus", {}).get("problems", []) + document.get("problems", [])),
+        "timings": durations(timings, engines) if timings is not None else None,
+        "baseline": since(baseline, document, engine_index) if baseline is not None else None,
     }
+
+
+def durations(timings: dict, engines: list[str]) -> dict:
+    """Per engine, in run order: start-up, time in cases (its chunks), wall time, sessions and
+    restarts, in milliseconds; and the run's wall time."""
+    def ms(seconds: float) -> int:
+        return round(seconds * 1000)
+
+    rows = {}
+    for name in engines:
+        engine = timings.get("engines", {}).get(name, {})
+        rows[name] = {"startup_ms": ms(engine.get("startup_s", 0.0)), "cases_ms": ms(sum(engine.get("chunks_s", []))),
+                      "wall_ms": ms(engine.get("wall_s", 0.0)), "sessions": engine.get("sessions", 0),
+                      "restarts": engine.get("restarts", 0)}
+    return {"wall_ms": ms(timings.get("wall_s", 0.0)), "engines": rows}
+
+
+def since(baseline: dict, document: dict, engine_index: dict[str, int]) -> dict:
+    """Row index -> [engine index, kind, detail] of every verdict that changed since ``baseline``,
+    the rows of cases the baseline did not have, and the ids it had that this run has not."""
+    rows = {case["id"]: index for index, case in enumerate(document["cases"])}
+    found = compare.compare(baseline, document)
+    changes: dict[str, list] = {}
+    for change in found.changes:
+        changes.setdefault(str(rows[change.case]), []).append([engine_index.get(change.engine, -1), change.kind,
+                                                               change.detail])
+    return {"changes": changes, "new": sorted(rows[case] for case in found.only_new_cases),
+            "gone": sorted(found.only_old_cases)}
 
 
 def _details(document: dict, case: dict, engine_index: dict[str, int]) -> dict:
@@ -103,13 +140,14 @@ def _embedded(data: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render(document: dict, title: str = "extparity report") -> str:
+def render(document: dict, title: str = "extparity report", timings: dict | None = None,
+           baseline: dict | None = None) -> str:
     page = (PAGE_DIR / "report.html").read_text(encoding="utf-8")
     parts = {
         "/*TITLE*/": _escape_html(title),
         "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8"),
         "/*SCRIPT*/": (PAGE_DIR / "report.js").read_text(encoding="utf-8"),
-        "/*DATA*/": _embedded(page_data(document)),
+        "/*DATA*/": _embedded(page_data(document, timings, baseline)),
     }
     # One pass over the template: text put in (a title, the data) is never searched again.
     return MARKERS.sub(lambda match: parts[match.group(0)], page)

@@ -9,6 +9,10 @@
   const CELLS = data.cells;
   const PASSES = new Set(data.passes); // the outcomes that pass, from the result's own vocabulary
   const failing = (cell) => cell !== null && !PASSES.has(cell);
+  // With --baseline: row index -> [[engine index, kind, detail]], and the rows of new cases.
+  const CHANGES = data.baseline ? data.baseline.changes : {};
+  const NEW = new Set(data.baseline ? data.baseline.new : []);
+  const changed = (index) => String(index) in CHANGES || NEW.has(index);
   const state = { view: "matrix", tag: "", file: "", outcome: "", engine: "", text: "", selected: -1, collapsed: new Map() };
   let items = []; // what the list shows: {group: key, label, size, vector} or {row: index}
 
@@ -82,6 +86,24 @@
       }
     }
     head.append(el("details", {}, el("summary", { text: "module and adapter hashes" }), modules));
+    if (data.timings) {
+      const seconds = (ms) => (ms / 1000).toFixed(2) + " s";
+      const table = el("table", { id: "durations" });
+      table.append(el("tr", {}, ...["engine", "start-up", "cases", "wall", "sessions", "restarts"].map((h) => el("th", { text: h }))));
+      for (const name of data.engines) {
+        const t = data.timings.engines[name];
+        table.append(el("tr", { "data-engine": name }, el("td", { text: name }), el("td", { text: seconds(t.startup_ms) }),
+          el("td", { text: seconds(t.cases_ms) }), el("td", { text: seconds(t.wall_ms) }),
+          el("td", { text: String(t.sessions) }), el("td", { text: String(t.restarts) })));
+      }
+      head.append(el("details", { open: "" }, el("summary", { text: `durations (run wall time ${seconds(data.timings.wall_ms)})` }), table));
+    }
+    if (data.baseline) {
+      const rows = Object.keys(CHANGES).length;
+      head.append(el("div", { id: "baseline-line", text: `since the baseline: ${count(rows, "case")} with changed verdicts, ` +
+        `${count(NEW.size, "new case")}, ${count(data.baseline.gone.length, "case")} no longer in the corpus` +
+        (data.baseline.gone.length ? ` (${data.baseline.gone.join(", ")})` : "") }));
+    }
     if (data.problems.length) {
       const list = el("ul", { class: "problems" });
       for (const problem of data.problems) list.append(el("li", { text: problem }));
@@ -100,6 +122,9 @@
     add("f-file", data.files.map((f, i) => [i, f]));
     add("f-outcome", CELLS.map((c, i) => [i, c]));
     add("f-engine", data.engines.map((e, i) => [i, e]));
+    if (data.baseline) {
+      document.querySelector("nav .views").append(el("button", { type: "button", "data-view": "changed", text: "Changed since baseline" }));
+    }
     for (const [id, key] of [["f-tag", "tag"], ["f-file", "file"], ["f-outcome", "outcome"], ["f-engine", "engine"]]) {
       document.getElementById(id).addEventListener("change", (event) => { state[key] = event.target.value; rebuild(); });
     }
@@ -113,8 +138,9 @@
     }
   }
 
-  function keep(row) {
+  function keep(row, index) {
     if (state.view === "odd" && row[5] < 0) return false;
+    if (state.view === "changed" && !changed(index)) return false;
     if (state.tag !== "" && !row[3].includes(Number(state.tag))) return false;
     if (state.file !== "" && row[1] !== Number(state.file)) return false;
     if (state.text && !row[0].includes(state.text)) return false;
@@ -130,7 +156,7 @@
     const groups = new Map();
     let shown = 0;
     data.rows.forEach((row, index) => {
-      if (!keep(row)) return;
+      if (!keep(row, index)) return;
       shown += 1;
       const key = state.view === "odd" ? "odd:" + row[5] : "v:" + row[4];
       if (!groups.has(key)) groups.set(key, []);
@@ -182,8 +208,10 @@
       node.addEventListener("click", () => { state.collapsed.set(item.group, !collapsed); rebuild(); });
     } else {
       const row = data.rows[item.row];
-      node = el("div", { class: "row" + (item.row === state.selected ? " selected" : ""), "data-case": row[0], tabindex: "0" },
-        el("span", { class: "c-id", text: row[0], title: row[0] }),
+      const mark = changed(item.row) ? (NEW.has(item.row) ? "new since the baseline" : "changed since the baseline") : "";
+      node = el("div", { class: "row" + (item.row === state.selected ? " selected" : "") + (mark ? " changed" : ""),
+        "data-case": row[0], tabindex: "0" },
+        el("span", { class: "c-id", text: (mark ? "Δ " : "") + row[0], title: row[0] + (mark ? ` (${mark})` : "") }),
         el("span", { class: "c-where", text: `${data.files[row[1]]}:${row[2]}` }),
         ...[...row[4]].map((code, i) => cellElement(code, i === row[5])));
       node.addEventListener("click", () => select(item.row));
@@ -350,6 +378,14 @@
         el("td", {}, cellElement(row[4][i], i === row[5])), el("td", { text: notes })));
     });
     pane.append(cells);
+    if (changed(index)) {
+      const list = el("ul", { class: "since" });
+      if (NEW.has(index)) list.append(el("li", { text: "a new case: the baseline did not have it" }));
+      for (const [engine, kind, what] of CHANGES[String(index)] || []) {
+        list.append(el("li", { text: `${engine >= 0 ? data.engines[engine] : "?"}: ${kind}${what ? " " + what : ""}` }));
+      }
+      pane.append(el("h3", { text: "Since the baseline" }), list);
+    }
     const entry = data.entries[detail.fn] || {};
     const executes = entry.executes;
     const inputName = (entry.args || Object.keys(detail.args))[0];
