@@ -174,7 +174,7 @@ class ChildSession(Session):
                 if wall >= budget_s:  # no /proc: the wall clock is all there is
                     return _TIMEOUT
                 continue
-            idle = cpu - last_cpu < 0.001
+            idle = last_cpu is not None and cpu - last_cpu < 0.001  # never None here: cpu_at_start was not
             last_cpu = cpu
             if wall >= budget_s and (cpu - cpu_at_start >= budget_s or idle) or wall >= 20 * budget_s:
                 return _TIMEOUT
