@@ -77,6 +77,37 @@ def test_from_units_joins_pairs_and_keeps_lone_surrogates():
     assert jc.from_units(jc.to_units("héllo 😀 \u2028")) == "héllo 😀 \u2028"
 
 
+def units_one_by_one(text):
+    """The UTF-16 units of `text`, a string each: what to_units must give, however it gets there."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(data[k : k + 2], "little")) for k in range(0, len(data), 2))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "abc", "h\xe9llo \u2028", "\uffff\ud7ff\ue000", "x\ud800y\udc00", "\ud83d\ude00 as units", "a\U0001F600b",
+     "\U00010000\U0010ffff\ud800", "\xe9" * 50 + "\U0001F600"],
+    ids=repr,
+)
+def test_to_units_gives_the_utf16_units_with_or_without_astral_characters(text):
+    # A text with no astral character is its own unit string (the shortcut); one with any is
+    # split unit by unit. Lone surrogates are one unit either way.
+    assert jc.to_units(text) == units_one_by_one(text)
+    assert jc.from_units(jc.to_units(text)) == text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def test_skip_ws_back_measures_long_runs_and_stops_at_other_units():
+    for run in (0, 1, 63, 64, 65, 200, 90_000):
+        for head in ("", "x", "\x0b", "\u2028", "\ufeff"):
+            for tail in ("", " \t\r\n" * 3):
+                text = head + (" \t\n\r" * run)[:run] + tail
+                expected = len(head)
+                assert jc.skip_ws_back(text, 0, len(text)) == expected, (head, run, tail)
+                assert jc.skip_ws_back(text, len(text), len(text)) == len(text)
+                if head:  # a start inside the run stops there
+                    assert jc.skip_ws_back(text, len(head) + 1, len(text)) == min(len(head) + 1, len(text))
+
+
 @pytest.mark.parametrize("code", [0x20, 0x09, 0x0A, 0x0D])
 def test_json_whitespace_is_exactly_four_characters(code):
     assert jc.is_json_ws(code)

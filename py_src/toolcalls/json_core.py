@@ -46,16 +46,28 @@ class JsonReject:
 
 
 def to_units(text: str) -> str:
-    """Real string -> unit string (astral characters become two surrogate units)."""
+    """Real string -> unit string (astral characters become two surrogate units).
+
+    A text with no astral character is its own unit string (each character is one UTF-16 unit,
+    a lone surrogate included), and most texts have none: then no string per unit is built. The
+    UTF-16 encoding tells at memory speed, being two bytes a character exactly then."""
+    if text.isascii():
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    if len(data) == 2 * len(text):
+        return text
     codes = array.array("H")
-    codes.frombytes(text.encode("utf-16-le", "surrogatepass"))
+    codes.frombytes(data)
     if sys.byteorder == "big":
         codes.byteswap()
     return "".join(map(chr, codes))
 
 
 def from_units(units: str) -> str:
-    """Unit string -> real string; surrogate pairs join, lone surrogates stay lone."""
+    """Unit string -> real string; surrogate pairs join, lone surrogates stay lone. An ASCII
+    unit string holds no surrogate: it is its own real string."""
+    if units.isascii():
+        return units
     return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
@@ -86,10 +98,20 @@ def skip_ws(u: str, i: int, end: int) -> int:
 
 
 def skip_ws_back(u: str, start: int, end: int) -> int:
-    """Index just past the last non-whitespace unit of u[start:end] (start if none)."""
-    while end > start and u[end - 1] in JSON_WS:
-        end -= 1
-    return end
+    """Index just past the last non-whitespace unit of u[start:end] (start if none).
+
+    A run of whitespace is measured by matching it in a reversed copy of the tail, at C speed: a
+    copy of 64 units, doubled until it holds more than whitespace, so the cost is the run's (a
+    text padded with 90,000 spaces took 25 ms unit by unit)."""
+    if end <= start or u[end - 1] not in JSON_WS:  # most calls see no whitespace at all
+        return end
+    size = 64
+    while True:
+        low = max(start, end - size)
+        run = _WS_RUN.match(u[low:end][::-1]).end()
+        if run < end - low or low == start:
+            return end - run
+        size *= 2
 
 
 # Units some loops must look at one by one; regex searches find them (or their absence) at C
