@@ -694,6 +694,58 @@ def test_scan_brace_flood_is_empty():
     assert scan('{"' * 5000) == []
 
 
+def scan_unit_by_unit(u, start, end, strings):
+    """The scanner's rules stepped through one unit at a time, as the JS twin does: the oracle of
+    json_core.scan_objects, which jumps from token to token."""
+    found, opens, pending = [], [], []
+    in_string = escaped = False
+    string_start = 0
+    for i in range(start, end):
+        c = u[i]
+        if in_string:
+            if c == "\n":
+                strings.append((string_start, i, False))
+                found.extend(pending)
+                pending.clear()
+                opens.clear()
+                in_string = False
+            elif escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+                strings.append((string_start, i + 1, True))
+        elif c == "{":
+            opens.append(i)
+        elif c == "}" and opens:
+            opened = opens.pop()
+            if opens:
+                while pending and pending[-1][0] > opened:
+                    pending.pop()
+                pending.append((opened, i + 1))
+            else:
+                pending.clear()
+                found.append((opened, i + 1))
+        elif c == '"' and opens:
+            in_string, escaped, string_start = True, False, i
+    if in_string:
+        strings.append((string_start, end, False))
+    return found + pending
+
+
+def test_scan_gives_the_ranges_and_strings_of_the_unit_by_unit_rules():
+    rng = random.Random(26)
+    for _ in range(5_000):
+        text = "".join(rng.choice('{{}}""\\\nab :') for _ in range(rng.randrange(0, 40)))
+        start = rng.randrange(0, len(text) + 1)
+        end = rng.randrange(start, len(text) + 1)
+        strings, expected_strings = [], []
+        expected = scan_unit_by_unit(text, start, end, expected_strings)
+        assert jc.scan_objects(text, start, end, strings) == expected, (text, start, end)
+        assert strings == expected_strings, (text, start, end)
+
+
 def test_scan_respects_window():
     text = '{"a":1} {"b":2}'
     assert scan(text, 1, len(text)) == [(8, 15)]

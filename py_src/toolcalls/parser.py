@@ -342,16 +342,20 @@ class Text:
 
     def __init__(self, raw):
         self.raw = raw
-        self.quoted = jc.quoted_mask(raw)
-        self.chars = list(raw)
+        self.raw_objects = []  # the scanner's objects of the raw text, for a bare pass that sees it unblanked
+        self.quoted = jc.quoted_mask(raw, self.raw_objects)
+        self.chars = None  # the working copy as a list, made at the first blank (most texts have none)
         self.u = raw
         self.blanked = 0  # how many regions have been blanked so far
+        self.committed = 0  # how many of them `u` shows
 
     def blank(self, start, end, fill):
         """Overwrite [start, end) with `fill`, keeping line feeds so lines survive.
 
         The range is overwritten whole at C speed and its line feeds are put back, found in the
         raw text: blanking never writes or removes one, so they stand where they stand there."""
+        if self.chars is None:
+            self.chars = list(self.u)
         self.blanked += 1
         self.chars[start:end] = fill * (end - start)
         k = self.raw.find("\n", start, end)
@@ -360,8 +364,10 @@ class Text:
             k = self.raw.find("\n", k + 1, end)
 
     def commit(self):
-        """Make the blanking done so far visible to the next pass."""
-        self.u = "".join(self.chars)
+        """Make the blanking done so far visible to the next pass (a join only if there is any)."""
+        if self.committed != self.blanked:
+            self.u = "".join(self.chars)
+            self.committed = self.blanked
 
     def find(self, word, start, end=None, quoted_from=jc.IN_STRING):
         """Next occurrence of `word` at or after `start` that does not begin in quoted data
@@ -729,15 +735,16 @@ def narrated_name(u, start, end):
     return name if isinstance(name, str) else None
 
 
-def bare_pass(verdict, u):
+def bare_pass(verdict, text):
     """Balanced top-level objects (and `call:NAME{...}`) that stand alone on their lines.
 
     The outcome of a candidate on its own line depends on its text alone, so a refusal is worked
     out once per distinct text (a flood of identical objects costs little); calls are validated
     each time, so no two calls share an arguments object. Once no more rejections can be listed,
     bare_pass_unlisted takes the rest of the candidates."""
+    u = text.u
     refusals = {}  # candidate text -> Rejected
-    objects = jc.scan_objects(u, 0, len(u))
+    objects = text.raw_objects if text.blanked == 0 else jc.scan_objects(u, 0, len(u))  # (unblanked: scanned)
     for k, (obj_start, obj_end) in enumerate(objects):
         if not verdict.lists_more():  # from here on it never does again (Verdict.begin_pass)
             bare_pass_unlisted(verdict, u, objects, k, refusals)
@@ -828,5 +835,5 @@ def parse_units(text_units, allowed_units):
     verdict.begin_pass()
     fence_pass(verdict, text, fences)
     verdict.begin_pass()
-    bare_pass(verdict, text.u)
+    bare_pass(verdict, text)
     return verdict.result()
