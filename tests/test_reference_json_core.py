@@ -628,6 +628,35 @@ def test_canonical_repeated_strings_keep_their_own_escaping():
     assert jc.canonical(value) == '{"a":{"a\\n":"a"},"a\\n":["a\\n","a\\n","a","a\\r"],"\\ud800":"\\ud800"}'
 
 
+def jcs_string(units):
+    """A unit string as JCS writes it, unit by unit: the escapes JSON.stringify uses, a lone
+    surrogate as \\uXXXX, everything else as it is (DEL and every unit past ASCII included)."""
+    short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    out = []
+    for k, c in enumerate(units):
+        code = ord(c)
+        paired = (0xD800 <= code <= 0xDBFF and k + 1 < len(units) and 0xDC00 <= ord(units[k + 1]) <= 0xDFFF) or (
+            0xDC00 <= code <= 0xDFFF and k > 0 and 0xD800 <= ord(units[k - 1]) <= 0xDBFF)
+        if c in short:
+            out.append(short[c])
+        elif code < 0x20 or (0xD800 <= code <= 0xDFFF and not paired):
+            out.append("\\u%04x" % code)
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def test_canonical_strings_are_written_as_jcs_writes_them_whichever_encoder_writes_them():
+    # canonical takes the ASCII encoder's text when it holds no \u escape: a string of ASCII
+    # units, escaped or not, must read the same as one with DEL, units past ASCII or surrogates.
+    rng = random.Random(8785)
+    alphabet = ["a", "Z", " ", "~", "\x7f", '"', "\\", "/", "\n", "\x00", "\x1f", "\xe9", "\u2028", "\ud800", "\udc00", "\uffff"]
+    for _ in range(3_000):
+        units = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 8)))
+        assert jc.canonical([units]) == "[" + jcs_string(units) + "]", repr(units)
+        assert jc.canonical({units: 0}) == "{" + jcs_string(units) + ":0}", repr(units)
+
+
 def test_canonical_output_round_trips_through_json_loads():
     doc = '{"z":[1,2.5,-3e-7,"\\u0001\\u2028"],"a":{"\\ue000":1,"😀":2}}'
     text = canon(doc)
