@@ -632,3 +632,23 @@ def test_every_prefix_plans_as_unit_by_unit(document):
         for ending in ("", "]", "}}", " ] } ", ",]", "x"):
             raw = document[:cut] + ending
             assert plan_outcome(raw) == plan_unit_by_unit(raw), raw
+
+
+LONG_DOCUMENTS = [
+    # An integer past int()'s digit limit (4,300 digits): the C reader refuses it with a
+    # ValueError, and the plan reads the text again with integers left as text.
+    '{"a":[1,' + "9" * 4_400 + ',{"b":[2, -' + "7" * 4_301 + ']}],"c":"x"}',
+    # Openers past the depth limit, and nested values after them: complete_value_end reads up to
+    # the first opener too many, the C reader no longer a thousand levels deep.
+    '{"a":' + "[" * 70 + "1" + "]" * 70 + ',"b":[' + "[{}]," * 40 + "[[[[1]]]]]}",
+    '{"a":' + "[" * 60 + '{"x":[[[[1]]],{"y":{"z":[]}}]}' + "]" * 60 + "}",
+]
+
+
+@pytest.mark.parametrize("document", LONG_DOCUMENTS, ids=[d[:30] for d in LONG_DOCUMENTS])
+def test_long_integers_and_deep_openers_plan_as_unit_by_unit(document):
+    cuts = sorted({*range(0, len(document) + 1, 97), *range(max(0, len(document) - 120), len(document) + 1)})
+    for cut in cuts:
+        for ending in ("", "]", "}}", ",]", "x"):
+            raw = document[:cut] + ending
+            assert plan_outcome(raw) == plan_unit_by_unit(raw), raw[:80]

@@ -101,17 +101,15 @@ def skip_ws_back(u: str, start: int, end: int) -> int:
     """Index just past the last non-whitespace unit of u[start:end] (start if none).
 
     A run of whitespace is measured by matching it in a reversed copy of the tail, at C speed: a
-    copy of 64 units, doubled until it holds more than whitespace, so the cost is the run's (a
-    text padded with 90,000 spaces took 25 ms unit by unit)."""
+    copy of 64 units, or of the whole range if they are all whitespace (a text padded with 90,000
+    spaces took 25 ms unit by unit, 0.3 ms so)."""
     if end <= start or u[end - 1] not in JSON_WS:  # most calls see no whitespace at all
         return end
-    size = 64
-    while True:
-        low = max(start, end - size)
-        run = _WS_RUN.match(u[low:end][::-1]).end()
-        if run < end - low or low == start:
-            return end - run
-        size *= 2
+    low = max(start, end - 64)
+    run = _WS_RUN.match(u[low:end][::-1]).end()
+    if run == end - low and low != start:  # a longer run: the whole range, reversed once
+        run = _WS_RUN.match(u[start:end][::-1]).end()
+    return end - run
 
 
 # Units some loops must look at one by one; regex searches find them (or their absence) at C
@@ -146,14 +144,15 @@ def parse_strict(u: str, start: int, end: int, spans=None):
     return value
 
 
-def read_accepted(u: str):
+def read_accepted(u: str, end: int):
     """The value of u, one JSON value with whitespace around it, when it passes every check, or
     a JsonReject when a duplicate key is its only failure; else None (then parse_strict finds
     the first failure), as for the document `null`. Only the C reader's pass, whatever u holds:
-    a cheap first try."""
-    i = skip_ws(u, 0, len(u))
-    accepted = _read_accepted(u, i, len(u), MAX_DEPTH)
-    if accepted is None or skip_ws(u, accepted[1], len(u)) != len(u):
+    a cheap first try. `end` is skip_ws_back(u, 0, len(u)), which the caller has found: only
+    whitespace follows it."""
+    i = skip_ws(u, 0, end)
+    accepted = _read_accepted(u, i, end, MAX_DEPTH)
+    if accepted is None or skip_ws(u, accepted[1], end) != end:
         return None
     return accepted[0]
 

@@ -71,23 +71,29 @@ def after_value(u, i, stack):
 # told to allow control characters, NaN and Infinity, reads there) is jumped over whole: a JSON
 # value holds no trailing comma, no excess or mismatched closer and no open string, so stepping
 # through it would add no action and leave last as "value", unless it nests too deep, which
-# counting its brackets and braces rules out (a bracket inside a string counts too: that only
-# costs a step through). The try reads at most json_fast's window, so a value that does not
-# close in it (the ones around a truncation, say) costs a bounded try and is stepped into.
+# holding at most as many brackets and braces as may still open rules out (one inside a string
+# counts too: that only costs a step through). So the try reads the text up to the first opener
+# too many, and at most json_fast's window: a value that does not close in it (the ones around a
+# truncation, or 100,000 '[', where the C reader went a thousand levels deep each time) costs a
+# bounded try and is stepped into.
 _STRUCTURE = json.JSONDecoder(strict=False)
+# For a text with an integer literal past int()'s digit limit (4,300), which the C reader refuses
+# with a ValueError that says nothing of the structure: the same reader, integers kept as text.
+_STRUCTURE_OF_LONG_INTEGERS = json.JSONDecoder(strict=False, parse_int=str)
+# _OPENERS_THEN_ONE_MORE[k] matches the text up to and including its (k + 1)-th bracket or brace.
+_OPENERS_THEN_ONE_MORE = tuple(re.compile(rf"(?:[^\[{{]*+[\[{{]){{{k + 1}}}") for k in range(jc.MAX_DEPTH + 1))
 
 
 def complete_value_end(u, i, openers):
     """Index after the complete JSON value opening at u[i], if it holds at most `openers`
     brackets and braces and closes within the window; else None."""
-    window = u[i : i + fast.WINDOW]
+    end = min(len(u), i + fast.WINDOW)
+    too_many = _OPENERS_THEN_ONE_MORE[openers].match(u, i, end)
+    window = u[i : end if too_many is None else too_many.end() - 1]
     try:
-        j = fast.c_scan(_STRUCTURE, window, 0)[1]
+        return i + fast.c_scan(_STRUCTURE, window, 0)[1]
     except (StopIteration, ValueError, RecursionError):
         return None
-    if window.count("{", 0, j) + window.count("[", 0, j) > openers:
-        return None
-    return i + j
 
 
 # The plan of a text that is JSON as far as it goes, found at C speed. The C reader reads it, and
@@ -112,13 +118,19 @@ def plan_of_json_prefix(u):
     n = len(u)
     start = jc.skip_ws(u, 0, n)
     message = None
-    try:
-        end = fast.c_scan(_STRUCTURE, u, start)[1]
-    except StopIteration:  # no value starts there
-        end, message = start, "Expecting value"
-    except json.JSONDecodeError as error:
-        end, message = error.pos, error.msg
-    except (ValueError, RecursionError):  # a number past int()'s digit limit; deep nesting
+    for reader in _STRUCTURE, _STRUCTURE_OF_LONG_INTEGERS:
+        try:
+            end = fast.c_scan(reader, u, start)[1]
+        except StopIteration:  # no value starts there
+            end, message = start, "Expecting value"
+        except json.JSONDecodeError as error:
+            end, message = error.pos, error.msg
+        except RecursionError:  # deep nesting
+            return None
+        except ValueError:  # an integer past int()'s digit limit: read again, integers left as text
+            continue
+        break
+    else:
         return None
     complete = message is None
     in_string = not complete and message.startswith("Unterminated string")
@@ -266,7 +278,8 @@ def repair_units(u):
     # Arguments are an object, so only a text that ends in "}" may be complete as it is: then one
     # read by the C reader settles it when it passes every check but perhaps unique keys (a
     # complete text has nothing to plan or apply).
-    value = jc.read_accepted(u) if u[jc.skip_ws_back(u, 0, len(u)) - 1 : len(u)].startswith("}") else None
+    trimmed = jc.skip_ws_back(u, 0, len(u))
+    value = jc.read_accepted(u, trimmed) if u[trimmed - 1 : trimmed] == "}" else None
     if value is not None:
         actions = []
     else:
