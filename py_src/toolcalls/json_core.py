@@ -141,7 +141,22 @@ def parse_strict(u: str, start: int, end: int, spans=None):
     i = skip_ws(u, i, end)
     if i != end:
         return JsonReject("invalid-json", i)
+    if spans:
+        spans[:] = _spelled_out(u, spans)
     return value
+
+
+def _spelled_out(u: str, spans: list) -> list:
+    """The spans read_array noted, each run of items (a range of units) spelled out as its items'
+    spans: a match each, worked out only for an array that is read whole (an array of 5,000 items cut off
+    at its end cost 1.5 ms of spans for nothing)."""
+    out = []
+    for span in spans:
+        if type(span) is range:
+            out.extend(item.span(1) for item in fast.RUN_ITEM_SPAN.finditer(u, span.start, span.stop))
+        else:
+            out.append(span)
+    return out
 
 
 def read_accepted(u: str, end: int):
@@ -244,8 +259,8 @@ def read_array(u: str, i: int, end: int, depth: int, spans=None):
                 if type(run[0]) is JsonReject:
                     return run
                 items.extend(run[0])
-                if spans is not None:  # (asked for arrays of calls) one match per item, back to back
-                    spans.extend(item.span(1) for item in fast.RUN_ITEM_SPAN.finditer(u, i, run[1]))
+                if spans is not None:  # (asked for arrays of calls) spelled out by parse_strict
+                    spans.append(range(i, run[1]))
                 i = run[1]
         item_start = i
         value, i = read_value(u, i, end, depth + 1)

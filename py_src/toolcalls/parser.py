@@ -398,9 +398,12 @@ def mask_think(text):
     text.commit()
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def ascii_lower(word):
     """Lower-case ASCII letters only: str.lower and toLowerCase disagree beyond ASCII."""
-    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in word)
+    return word.translate(_ASCII_LOWER)
 
 
 def find_fences(u):
