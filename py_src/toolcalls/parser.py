@@ -344,30 +344,38 @@ class Text:
         self.raw = raw
         self.raw_objects = []  # the scanner's objects of the raw text, for a bare pass that sees it unblanked
         self.quoted = jc.quoted_mask(raw, self.raw_objects)
-        self.chars = None  # the working copy as a list, made at the first blank (most texts have none)
+        self.chars = None  # the working copy as a list, made at the first commit that blanks (most texts have none)
         self.u = raw
         self.blanked = 0  # how many regions have been blanked so far
-        self.committed = 0  # how many of them `u` shows
+        self.pending = []  # (start, end, fill) of the regions blanked since the last commit
 
     def blank(self, start, end, fill):
-        """Overwrite [start, end) with `fill`, keeping line feeds so lines survive.
-
-        The range is overwritten whole at C speed and its line feeds are put back, found in the
-        raw text: blanking never writes or removes one, so they stand where they stand there."""
-        if self.chars is None:
-            self.chars = list(self.u)
+        """Overwrite [start, end) with `fill`, keeping line feeds so lines survive; the next
+        commit writes it. A region right after the one noted before, with the same fill, joins
+        it: a flood of 900 unclosed openers is one region to write."""
         self.blanked += 1
-        self.chars[start:end] = fill * (end - start)
-        k = self.raw.find("\n", start, end)
-        while k != -1:
-            self.chars[k] = "\n"
-            k = self.raw.find("\n", k + 1, end)
+        pending = self.pending
+        if pending and pending[-1][1] == start and pending[-1][2] == fill:
+            pending[-1] = (pending[-1][0], end, fill)
+        else:
+            pending.append((start, end, fill))
 
     def commit(self):
-        """Make the blanking done so far visible to the next pass (a join only if there is any)."""
-        if self.committed != self.blanked:
-            self.u = "".join(self.chars)
-            self.committed = self.blanked
+        """Make the blanking done so far visible to the next pass. Each region is overwritten
+        whole at C speed and its line feeds are put back, found in the raw text: blanking never
+        writes or removes one, so they stand where they stand there."""
+        if not self.pending:
+            return
+        if self.chars is None:
+            self.chars = list(self.u)
+        for start, end, fill in self.pending:
+            self.chars[start:end] = fill * (end - start)
+            k = self.raw.find("\n", start, end)
+            while k != -1:
+                self.chars[k] = "\n"
+                k = self.raw.find("\n", k + 1, end)
+        self.pending.clear()
+        self.u = "".join(self.chars)
 
     def find(self, word, start, end=None, quoted_from=jc.IN_STRING):
         """Next occurrence of `word` at or after `start` that does not begin in quoted data
