@@ -119,7 +119,11 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 # The prechecks below read the text as bytes: bytes.translate and `in` go at memory speed, where
 # a regular-expression search for a class of units costs 10-25 ns a unit.
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_DIGITS = re.compile(rb"0{16}|[eE][+-]?000")
+# Sixteen digits in a row (bytes `in`, at memory speed), or an exponent of three digits: a pattern
+# that begins with a class of bytes, which the regular-expression engine skips to at C speed (an
+# alternation of the two took 25 ns a byte, most of a 9 KB document's read).
+_SIXTEEN_DIGITS = b"0" * 16
+_LONG_EXPONENT = re.compile(rb"[eE][+-]?+000")
 
 
 # Runs of simple items, each followed by a comma (items of an array, "key": item members of an
@@ -205,7 +209,7 @@ class Accepting:
         # Only a literal with 16 digits in a row, or an exponent of three digits, can be out of
         # range: then the value is read again with a hook on every number (a Python call each).
         digits = data.translate(_DIGITS_AS_ZERO)
-        if b"0" in digits and b"000" in digits and _LONG_DIGITS.search(digits) is not None:  # (memchr first)
+        if b"0" in digits and b"000" in digits and (_SIXTEEN_DIGITS in digits or _LONG_EXPONENT.search(digits) is not None):
             try:
                 c_scan(self.numbers_in_range, text, 0)
             except (_Doubt, ValueError):
