@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from ..project.config import Project
+    from ..project.environments import Environment
 
 JS_DIR = Path(__file__).resolve().parent.parent / "js"
 
@@ -157,6 +158,17 @@ class Engine(abc.ABC):
         if self.tree_name is None:
             raise EngineStartError(f"{self.name}: a {self.kind} engine loads no tree")
         return self.project.trees[self.tree_name]
+
+    environment: "Environment | None" = None  # a second environment its sessions start in (the gate's)
+
+    def environment_reach(self, environment: "Environment") -> dict[str, str]:
+        """Setting of ``environment`` -> how this kind applies it, for the settings it can; a
+        kind that applies none is not run in that environment. Each kind says its own."""
+        return {}
+
+    def use_environment(self, environment: "Environment") -> None:
+        """Open every later session under ``environment`` (only the settings it reaches apply)."""
+        self.environment = environment
 
     @abc.abstractmethod
     def describe(self) -> dict[str, Any]:

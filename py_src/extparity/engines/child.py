@@ -55,14 +55,14 @@ class ChildSession(Session):
     """A worker process with the subject loaded, answering one line per case."""
 
     def __init__(self, engine: str, job: dict[str, Any], startup_timeout_s: float, batches: bool = False,
-                 interpreter: str | None = None) -> None:
+                 interpreter: str | None = None, variables: dict[str, str] | None = None) -> None:
         self.engine = engine
         self.batches = batches
         self.module_hashes: dict[str, str] = {}
         self.info: dict[str, Any] = {}
         self._lines: queue.Queue = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=12)
-        env = dict(os.environ)
+        env = {**os.environ, **(variables or {})}  # a second environment's TZ and LANG
         if interpreter is None:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
             command = [sys.executable, "-m", "extparity.engines.worker"]
@@ -234,10 +234,18 @@ class ChildEngine(Engine):
         """The Python that runs the worker, when it is not the harness's own (``sys.executable``)."""
         return None
 
+    def environment_reach(self, environment) -> dict[str, str]:
+        """A worker reads its zone and language from its process environment, as any program."""
+        reach = {"timezone": "TZ in the worker's environment", "locale": "LANG, LC_ALL and LANGUAGE in the worker's environment"}
+        return {setting: how for setting, how in reach.items() if setting in environment.settings()}
+
     def open(self) -> Session:
         configured = self.project.engines[self.name].kind  # a built-in name or "package.module:Class"
         job = {"kind": self.kind, "host": kind_of(configured).host, **self.job()}
-        session = ChildSession(self.name, job, self.startup_timeout_s, self.batches, self.interpreter())
+        if self.environment is not None and self.environment.date and "date" in self.environment_reach(self.environment):
+            job["clock_start_ms"] = self.environment.start_ms
+        variables = self.environment.worker_variables() if self.environment is not None else None
+        session = ChildSession(self.name, job, self.startup_timeout_s, self.batches, self.interpreter(), variables)
         self.worker_info = dict(session.info)
         return session
 
@@ -245,6 +253,12 @@ class ChildEngine(Engine):
 class JSChildEngine(ChildEngine):
     """A headless JS engine in a worker: the tree's module graph linked into scripts, plus the
     entries' adapters. Linking happens once per engine; restarts reuse it."""
+
+    def environment_reach(self, environment) -> dict[str, str]:
+        reach = super().environment_reach(environment)
+        if environment.date:
+            reach["date"] = "the engine's Date moved to a clock started at that date (js/environment-clock.js)"
+        return reach
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

@@ -97,6 +97,8 @@ class JSHost(Host):
         self.start(job.get("options", {}))
         self.evaluate(f"{PRELUDE}\nglobalThis.__extparity_runBatch = {js_source('batch-runner.js')};\n"
                       f"globalThis.__extparity_bind = {js_source('bind-entries.js')};")
+        if job.get("clock_start_ms") is not None:  # a second environment's date, under the purity guard
+            self.evaluate(f"({js_source('environment-clock.js')})({int(job['clock_start_ms'])});")
         self.evaluate(f"({js_source('purity-guard.js')})({json.dumps(job.get('purity_allowed', []))});")
         for module in job["modules"]:
             try:

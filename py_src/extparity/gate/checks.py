@@ -28,7 +28,10 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
                   verified modules, and are what the browser actually loaded;
 * parity        - every engine agrees and meets the corpus's expectations (as `run`);
 * known deviations - every entry valid, still deviating (stale ones fail unless allowed), and
-                  deviating with the very bytes it records (``pinned_deviations``).
+                  deviating with the very bytes it records (``pinned_deviations``);
+* environment   - the engines again under each second environment (another locale, time zone,
+                  date, user agent, navigator.webdriver; each shipped locale), every verdict
+                  byte-identical to the first run's (``environment``).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from ..subject import release, tree_checks
 from ..subject.linker import LinkError
 from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
-from . import pinned_deviations, policy, purity, scripts, shipped_files, surfaces
+from . import environment, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
 from .recorded import recorded_run
 
@@ -154,6 +157,15 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
                                 "; ".join(f"{tree}: {r.line}" for tree, r in linted.items())))
         checks += [entry_points_check(tested, result, browsers), background_check(tested, result, browsers),
                    parity_check(result), deviations_check(tested, result, allow_stale)]
+
+        def again(environment, names):
+            return run_parity(tested, corpus.cases, names, case_timeout_s=case_timeout_s, budget_s=budget_s,
+                              jobs=jobs, controller=controller, environment=environment,
+                              log=lambda line: log(f"{environment.name}: {line}"),
+                              deviation_cases={case.id for case in corpus.cases})
+
+        checks.append(check("environment", *environment.verdict(tested, corpus, None if recorded is not None else result,
+                                                                   again)))
     finally:
         shutil.rmtree(unpacked_root, ignore_errors=True)
     return GateResult(checks, result, tested, built, linted, applied)

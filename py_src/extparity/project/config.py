@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
+from .environments import DEFAULT as DEFAULT_ENVIRONMENTS
+from .environments import Environment
+from .environments import parse as parse_environments
 from .kinds import EngineSpec, check_spec, loads_extension
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
@@ -23,7 +26,7 @@ FUZZ_KEYS = {"plugins", "generators", "weights"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
-             "glue_scripts", "imports", "surfaces"}
+             "glue_scripts", "imports", "surfaces", "environments"}
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
 DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
             "surfaces": ("surface", "script")}
@@ -79,6 +82,8 @@ class GateConfig:
     glue_scripts: tuple[Declared, ...] = ()  # shipped scripts outside the verified graph, each with a reason
     imports: tuple[Declared, ...] = ()  # non-entry exports of verified modules a script may import after all
     surfaces: tuple[Declared, ...] = ()  # messaging surfaces open on purpose
+    # the second environments the engines run the corpus in again (``environments``)
+    environments: tuple[Environment, ...] = DEFAULT_ENVIRONMENTS
 
 
 @dataclass(frozen=True)
@@ -256,6 +261,8 @@ def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
         # a command with a slash is a path relative to the project; a bare name is looked up on PATH
         web_ext=str(root / command) if command and "/" in command else command,
         web_ext_allow=_strings(web_ext.get("allow", []), f"{where}.web_ext.allow"),
+        environments=(parse_environments(table["environments"], f"{where}.environments") if "environments" in table
+                      else DEFAULT_ENVIRONMENTS),
         **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
     )
 

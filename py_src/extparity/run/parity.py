@@ -22,6 +22,7 @@ from ..corpus.deviations import load_deviations
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, run_engine
 from ..project.config import Project
+from ..project.environments import Environment
 from ..project.errors import ConfigError
 from ..project.hashing import sha256_hex
 from ..project.kinds import build_engine
@@ -204,7 +205,10 @@ def run_parity(
     controller: Controller | None = None,
     progress: Callable[[str, int, int], None] = lambda engine, done, total: None,
     log: Callable[[str], None] = lambda line: None,
+    environment: Environment | None = None,
 ) -> RunResult:
+    """With ``environment`` (the gate's second environments), every engine opens its sessions
+    under it: only the settings its kind reaches apply (``Engine.environment_reach``)."""
     controller = controller or Controller()
     started = time.perf_counter()
     runs: dict[str, EngineRun] = {}
@@ -216,6 +220,8 @@ def run_parity(
         log(f"{name}: running {count(len(wire), 'case')}")
         try:
             engine = build_engine(spec, project)
+            if environment is not None:
+                engine.use_environment(environment)
         except Exception as exc:  # e.g. a missing optional binding: this engine's failure only
             run = EngineRun(description={"engine": name, "kind": spec.kind}).fail("crashed", f"{exc}")
         else:

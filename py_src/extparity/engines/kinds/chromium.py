@@ -38,7 +38,9 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 
-from ..base import Batch, EngineStartError, SessionBroken, WireCase, wire_json
+from ...project.environments import NORMAL
+from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
+from ..environment import clock_script, normal_chrome_user_agent, process_environment
 from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
 
 HOST_DOCUMENT = "manifest.json"
@@ -78,6 +80,43 @@ class ChromiumEngine(BrowserEngine):
     def open(self) -> "ChromiumSession":
         return ChromiumSession(self)
 
+    def environment_reach(self, environment) -> dict[str, str]:
+        """Verified on Chromium 156 with Playwright 1.64 (README, "The release gate"). A remote
+        browser (``endpoint``) was started by someone else: nothing here reaches it."""
+        if self.options.get("endpoint"):
+            return {}
+        reach = {
+            "locale": "Playwright's locale (pages and the service worker), --lang, LANG and LANGUAGE",
+            "timezone": "Playwright's timezone_id (pages and the service worker) and TZ",
+            "date": "Playwright's clock in the page; the harness's clock in the service worker, which Playwright's "
+                    "does not reach",
+            "user_agent": "--user-agent",
+            "webdriver": "--disable-blink-features=AutomationControlled (as always: a worker has no navigator.webdriver)",
+        }
+        return {setting: how for setting, how in reach.items() if setting in environment.settings()}
+
+    def environment_launch(self) -> tuple[list[str], dict[str, Any]]:
+        """Launch arguments and Playwright options of the engine's environment (none without one)."""
+        environment = self.environment
+        if environment is None:
+            return [], {}
+        args, options = [], {}
+        if environment.locale:
+            args.append(f"--lang={environment.locale}")
+            options["locale"] = environment.locale
+        if environment.timezone:
+            options["timezone_id"] = environment.timezone
+        if environment.user_agent:
+            agent = (normal_chrome_user_agent(executable_version(self.executable))
+                     if environment.user_agent == NORMAL else environment.user_agent)
+            if agent is None:
+                raise EngineStartError(f"no normal user agent: {self.executable} --version names no Chrome version")
+            args.append(f"--user-agent={agent}")
+        variables = process_environment(environment)
+        if variables is not None:
+            options["env"] = variables
+        return args, options
+
 
 class ChromiumSession(BrowserSession):
     engine: ChromiumEngine
@@ -98,15 +137,17 @@ class ChromiumSession(BrowserSession):
         else:
             tree = str(self.engine.tree)
             self.phase = "launching Chromium"
+            environment_args, environment_options = self.engine.environment_launch()
             self.context = await self.playwright.chromium.launch_persistent_context(
                 str(self.profile), executable_path=self.engine.executable, headless=True,
                 args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *LAUNCH_ARGS,
-                      *self.engine.extra_args],
-                timeout=self.engine.startup_timeout_s * 1000)
+                      *environment_args, *self.engine.extra_args],
+                timeout=self.engine.startup_timeout_s * 1000, **environment_options)
             self.engine.browser_version = self.context.browser.version if self.context.browser else None
             self.extension_id = unpacked_extension_id(self.engine.tree)
             self.phase = "loading the extension"
             await self.check_background()
+            await self.start_clocks()
         if via_message:
             self.phase = "reading the scripts the service worker loaded"
             self.module_hashes = await bounded(self.worker_scripts(), self.engine.startup_timeout_s)
@@ -123,6 +164,18 @@ class ChromiumSession(BrowserSession):
             raise EngineStartError(f"{self.phase}: {report['error']}")
         if not via_message:
             self.module_hashes = report["hashes"]
+
+    async def start_clocks(self) -> None:
+        """A second environment's date: Playwright's clock for the pages, the harness's in the
+        service worker (Playwright's clock does not reach workers: microsoft/playwright#31772)."""
+        environment = self.engine.environment
+        if environment is None or not environment.date:
+            return
+        await self.context.clock.install(time=environment.date)
+        for worker in self.context.service_workers:
+            if worker.url.startswith(f"chrome-extension://{self.extension_id}/"):
+                await bounded(worker.evaluate(f"() => {{ {clock_script(environment.start_ms)} }}"),
+                              self.engine.startup_timeout_s)
 
     async def worker_scripts(self) -> dict[str, str]:
         """``{path: sha256}`` of every script the extension's service worker loaded, as V8 saw

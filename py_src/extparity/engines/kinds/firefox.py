@@ -48,7 +48,9 @@ from typing import Any
 
 from playwright.async_api import async_playwright
 
+from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
+from ..environment import process_environment, realm_prelude
 from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
@@ -73,6 +75,30 @@ class FirefoxEngine(BrowserEngine):
     def open(self) -> "FirefoxSession":
         return FirefoxSession(self)
 
+    def environment_reach(self, environment) -> dict[str, str]:
+        """Verified on Firefox ESR 153 over BiDi (README, "The release gate"): Playwright's clock,
+        locale and time zone cannot reach an add-on's background there, so the environment is
+        the browser's prefs and process environment, and the harness's sentinel for the rest."""
+        reach = {
+            "locale": "intl.locale.requested, intl.accept_languages, LANG and LANGUAGE (navigator.language; Intl and "
+                      "the add-on's own _locales/ follow the UI language, which needs a language pack)",
+            "timezone": "TZ in the browser's environment",
+            "date": "the harness's clock, started in the background by the sentinel before the add-on's scripts",
+            "user_agent": "general.useragent.override (a headless Firefox already sends the normal user agent)",
+            "webdriver": "the sentinel redefines navigator.webdriver in the background (under WebDriver BiDi Firefox "
+                         "keeps it true; dom.webdriver.enabled=false does not change that)",
+        }
+        return {setting: how for setting, how in reach.items() if setting in environment.settings()}
+
+    def environment_prefs(self) -> dict[str, Any]:
+        environment = self.environment
+        prefs: dict[str, Any] = {}
+        if environment is not None and environment.locale:
+            prefs.update({"intl.locale.requested": environment.locale, "intl.accept_languages": environment.locale})
+        if environment is not None and environment.user_agent and environment.user_agent != NORMAL:
+            prefs["general.useragent.override"] = environment.user_agent
+        return prefs
+
 
 class FirefoxSession(BrowserSession):
     engine: FirefoxEngine
@@ -83,13 +109,16 @@ class FirefoxSession(BrowserSession):
         self.phase = "packing the add-on"
         subject = self.engine.subject()
         self.server = ProbeServer(probe_config(subject))
-        self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject)
+        self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject,
+                              realm_prelude(self.engine.environment, webdriver=True))
         self.phase = "launching Firefox"
         self.playwright = await async_playwright().start()
-        prefs = {**firefox_prefs(self.addon.gecko_id), **self.engine.options.get("prefs", {})}
+        prefs = {**firefox_prefs(self.addon.gecko_id), **self.engine.environment_prefs(), **self.engine.options.get("prefs", {})}
+        variables = process_environment(self.engine.environment)
         self.launch = asyncio.ensure_future(self.playwright.firefox.launch_persistent_context(
             str(self.profile), channel="moz-firefox", executable_path=self.engine.executable, headless=True,
-            firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000))
+            firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000,
+            **({"env": variables} if variables is not None else {})))
         self.phase = "waiting for the extension's background"
         # The probe reports before Playwright's launch call returns: wait for whichever says more.
         launched_at = None
@@ -229,9 +258,10 @@ class PackedAddon:
     background: str  # where the harness's scripts are referenced, for error messages
 
 
-def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -> PackedAddon:
+def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any], prelude: str = "") -> PackedAddon:
     """Zip ``tree`` as shipped, plus the sentinel and the probe; return the add-on's id and
-    where its background references them."""
+    where its background references them. ``prelude`` runs first in the sentinel, before the
+    background's own scripts (a second environment's clock and ``navigator.webdriver``)."""
     try:
         manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -262,7 +292,7 @@ def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any]) -
                                "(a service_worker alone is disabled in Firefox)")
     probe = (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
              .replace("/*@@REALM@@*/", realm_code(subject)).replace("/*@@BIND@@*/", bind_expression(subject)))
-    sentinel = js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", endpoint)
+    sentinel = prelude + js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", endpoint)
     added = {PROBE: probe, SENTINEL: sentinel}
     if subject["via"] == "message":
         added = {PROBE: js_source("firefox-messenger-host.js"), SENTINEL: sentinel,

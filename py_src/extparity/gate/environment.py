@@ -1,0 +1,99 @@
+"""The gate's ``environment`` check: the engines again, under each second environment, and every
+verdict byte-identical to the first run's.
+
+Why: the purity check refuses the identifiers through which code reads its environment, but an
+exception (data in the config) or a path it cannot see (glue, the background shaping a reply)
+lets such a read through, and then every engine agrees with itself under the gate's one
+environment. Here the same engines run under another locale, time zone, date, user agent and
+``navigator.webdriver`` (``project.environments``); a verdict that changes is the subject
+reading its environment, named with the environment, the engine and the case.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..corpus.cases import Corpus
+from ..engines.base import EngineRun
+from ..project.config import Project
+from ..project.environments import Environment, expand
+from ..project.kinds import build_engine
+from ..project.words import count
+from ..run.parity import RunResult
+
+SHOWN = 48  # characters of each verdict around the first difference
+
+
+def reached_engines(project: Project, names: list[str], environment: Environment) -> dict[str, dict[str, str]]:
+    """Engine -> how its kind applies each setting of ``environment``; engines it reaches not at all are left out."""
+    reached = {}
+    for name in names:
+        try:
+            reach = build_engine(project.engines[name], project).environment_reach(environment)
+        except ImportError:  # a missing binding: the first run already failed this engine
+            continue
+        if reach:
+            reached[name] = reach
+    return reached
+
+
+def outcome(run: EngineRun, case_id: str) -> str:
+    """What one engine gave for one case, as compared: the verdict's bytes, or how it failed."""
+    if case_id in run.verdicts:
+        return run.verdicts[case_id]
+    failure = run.failures.get(case_id)
+    return f"<{failure.kind}: {failure.detail}>" if failure else "<no result>"
+
+
+def difference(first: str, second: str) -> str:
+    """Both outcomes from a little before their first differing character."""
+    at = next((i for i, (a, b) in enumerate(zip(first, second)) if a != b), min(len(first), len(second)))
+    start = max(0, at - SHOWN // 3)
+
+    def cut(text: str) -> str:
+        piece = text[start:start + SHOWN]
+        return ("..." if start else "") + piece + ("..." if start + SHOWN < len(text) else "")
+
+    return f"{cut(first)!r} in the first run, {cut(second)!r} here (from character {at})"
+
+
+def compare(environment: Environment, first: RunResult, again: RunResult) -> list[str]:
+    """One line per engine that failed under ``environment`` or per case whose outcome changed."""
+    problems = []
+    for name, run in again.runs.items():
+        if run.status != "ok":
+            problems.append(f"{environment.name}: {name} {run.status}: {run.detail}")
+            continue
+        before = first.runs[name]
+        for result in first.results:
+            case_id = result.case.id
+            was, now = outcome(before, case_id), outcome(run, case_id)
+            if was != now:
+                problems.append(f"{environment.name}: {name}: {case_id}: the verdict depends on the environment "
+                                f"({environment.describe()}): {difference(was, now)}")
+    return problems
+
+
+def verdict(project: Project, corpus: Corpus, first: RunResult | None,
+            run: Callable[[Environment, list[str]], RunResult]) -> tuple[list[str], str]:
+    """Problems and the passing line. ``run(environment, engines)`` runs those engines under it;
+    ``first`` is None when the gate judges a recorded run (``gate --results``): nothing ran here."""
+    environments = expand(project.gate.environments, project.trees)
+    if not project.gate.environments:
+        return [], "no second environment configured ([tool.extparity.gate].environments = [])"
+    if first is None:
+        return [], f"not run: gate --results judges a recorded run ({', '.join(e.name for e in environments)} configured)"
+    ran = [name for name, r in first.runs.items() if r.status == "ok"]
+    problems, shown = [], []
+    for environment in environments:
+        reached = reached_engines(project, ran, environment)
+        if not reached:
+            problems.append(f"{environment.name}: no engine of this run can apply {environment.describe()}")
+            continue
+        problems += compare(environment, first, run(environment, list(reached)))
+        shown.append(f"{environment.name} ({environment.describe()}) in {', '.join(reached)}")
+    shipped = [e for e in project.gate.environments if e.locale == "shipped"]
+    none_shipped = f"; the trees ship no _locales/ for {', '.join(e.name for e in shipped)}" if shipped and not any(
+        e.name.startswith(f"{s.name}-") for s in shipped for e in environments) else ""
+    return problems, (f"{count(len(first.results), 'case')} gave byte-identical verdicts again under "
+                      f"{'; '.join(shown)}{none_shipped}")
