@@ -1,0 +1,84 @@
+"""The gate's ``environment`` check: code that reads the locale, the time zone, the date, the user
+agent or ``navigator.webdriver`` passes every other check (each engine agrees with itself under
+the gate's one environment) and fails this one, with a line naming the environment, the engine
+and the case.
+
+Each plant is a throwaway copy of the project (``test_gate.Copy``) whose parser keeps its
+allowlist rule only while the environment looks like the gate's. The purity check refuses these
+reads statically, so each copy declares the identifier it uses as a purity exception (data in the
+config, as a real extension with a good reason would): the point is what slips past purity.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from extparity.project.config import load_project
+from extparity.project.environments import Environment, expand
+
+from test_gate import PARSER, Copy, bundled_gate, skip_allowlist_when
+
+# Plant -> (the condition that keeps the allowlist rule, the purity exceptions it needs, the engines
+# whose verdict must change under the default environment "elsewhere"). Engine names as in the
+# small copies: python, quickjs-chrome, chromium, firefox and the two message-path twins.
+BROWSERS = ("chromium", "firefox", "chromium-background", "firefox-background")
+PLANTS = {
+    # Intl follows the locale in Chromium's page and service worker; Firefox's Intl follows its UI
+    # language, which stays en-US without a language pack (README), and QuickJS has no Intl.
+    "locale": ('typeof Intl === "undefined" || new Intl.NumberFormat().format(1.5) === "1.5"', ("Intl", "Intl.NumberFormat"),
+               ("chromium", "chromium-background")),
+    "time zone": ("new Date(0).getTimezoneOffset() === 0", ("Date",), ("quickjs-chrome", *BROWSERS)),
+    "date": ("Date.now() < 1.9e12", ("Date.now",), ("quickjs-chrome", *BROWSERS)),  # before March 2030
+    "user agent": ('typeof navigator !== "object" || navigator.userAgent.indexOf("Chrome/") < 0'
+                   ' || navigator.userAgent.indexOf("HeadlessChrome/") >= 0', ("navigator", "navigator.userAgent"),
+                   ("chromium", "chromium-background")),
+    # Chromium already hides automation from pages, and a worker has no navigator.webdriver: a
+    # plant that reads it there fails parity in the first run. Under BiDi Firefox says true.
+    "navigator.webdriver": ('typeof navigator !== "object" || navigator.userAgent.indexOf("Firefox/") < 0'
+                            " || navigator.webdriver === true", ("navigator", "navigator.userAgent", "navigator.webdriver"),
+                            ("firefox", "firefox-background")),
+}
+
+
+@pytest.mark.parametrize("plant", PLANTS)
+def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_alone(tmp_path, plant):
+    condition, identifiers, engines = PLANTS[plant]
+    exceptions = [{"identifier": i, "module": PARSER, "reason": "written by test_gate_environment"} for i in identifiers]
+    copy = Copy(tmp_path, second_environments=True, purity=bundled_gate("purity") + exceptions)
+    skip_allowlist_when(f"({condition})")(copy)
+    outcome = copy.gate()
+    assert outcome.code == 1, outcome.out + outcome.err
+    assert outcome.failing() == {"environment"}, outcome.out
+    line = outcome.reason("environment")
+    assert line.startswith("elsewhere: "), line
+    assert (": parse-not-allowed: the verdict depends on the environment (de-DE, Pacific/Kiritimati, "
+            "2041-07-15T03:30:00Z") in line, line
+    problems = outcome.json["gate"]["checks"][-1]["problems"]
+    assert {p.split(": ")[1] for p in problems} == set(engines), problems
+    assert all(": parse-not-allowed: " in p and "not-allowed" in p for p in problems), problems
+
+
+def test_an_environment_is_checked_key_by_key_and_shipped_locales_expand_per_tree(tmp_path):
+    """Not an attack: the config's table, and `locale = "shipped"` over the trees' _locales/."""
+    copy = Copy(tmp_path, environments=[{"name": "de", "locale": "shipped"}, {"name": "far", "date": "2050-01-01"}])
+    project = load_project(copy.config)
+    assert expand(project.gate.environments, project.trees) == [Environment("far", date="2050-01-01")]
+    for tree in ("chrome", "firefox"):
+        for locale in ("de", "pt_BR"):
+            (copy.tree(tree) / "_locales" / locale).mkdir(parents=True, exist_ok=True)
+            (copy.tree(tree) / "_locales" / locale / "messages.json").write_text("{}")
+    assert [e.name for e in expand(project.gate.environments, project.trees)] == ["de-de", "de-pt-BR", "far"]
+    assert [e.locale for e in expand(project.gate.environments, project.trees)][:2] == ["de", "pt-BR"]
+
+
+@pytest.mark.parametrize("environment, words", [
+    ({"name": "x", "timezone": "Mars/Olympus"}, "[tool.extparity.gate].environments[0].timezone: 'Mars/Olympus' is not an IANA time zone"),
+    ({"name": "x", "date": "next year"}, "[tool.extparity.gate].environments[0].date: 'next year' is not an ISO 8601 date"),
+    ({"name": "x", "webdriver": "no"}, "[tool.extparity.gate].environments[0].webdriver: expected true or false"),
+    ({"name": "x", "tz": "UTC"}, "[tool.extparity.gate].environments[0]: unknown key 'tz'"),
+    ({"name": "x"}, "[tool.extparity.gate].environments[0]: changes nothing"),
+])
+def test_a_malformed_environment_exits_2_naming_the_key(tmp_path, environment, words):
+    copy = Copy(tmp_path, environments=[environment])
+    outcome = copy.gate()
+    assert outcome.code == 2 and words in outcome.err, outcome.err
