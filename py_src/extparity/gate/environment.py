@@ -16,7 +16,7 @@ from typing import Callable
 from ..corpus.cases import Corpus
 from ..engines.base import EngineRun
 from ..project.config import Project
-from ..project.environments import Environment, expand
+from ..project.environments import SHIPPED, Environment, expand, shipped_locales
 from ..project.kinds import build_engine
 from ..project.words import count
 from ..run.parity import RunResult
@@ -92,8 +92,8 @@ def verdict(project: Project, corpus: Corpus, first: RunResult | None,
             continue
         problems += compare(environment, first, run(environment, list(reached)))
         shown.append(f"{environment.name} ({environment.describe()}) in {', '.join(reached)}")
-    shipped = [e for e in project.gate.environments if e.locale == "shipped"]
-    none_shipped = f"; the trees ship no _locales/ for {', '.join(e.name for e in shipped)}" if shipped and not any(
-        e.name.startswith(f"{s.name}-") for s in shipped for e in environments) else ""
+    unexpanded = [e.name for e in project.gate.environments if e.locale == SHIPPED]
+    none_shipped = f"; {', '.join(unexpanded)}: the trees ship no _locales/" if unexpanded and not shipped_locales(
+        project.trees) else ""
     return problems, (f"{count(len(first.results), 'case')} gave byte-identical verdicts again under "
                       f"{'; '.join(shown)}{none_shipped}")
