@@ -111,7 +111,8 @@ def _shown(value: Any) -> str:
 
 
 def _short_hash(value: Any) -> str:
-    return sha256_hex(_canonical(value).encode("utf-8"))[:12]
+    # surrogatepass: corpus inputs hold lone surrogates (the UTF-16 cases), which JSON text keeps
+    return sha256_hex(_canonical(value).encode("utf-8", "surrogatepass"))[:12]
 
 
 def unbrowsed_trees(policy: dict) -> list[str]:
