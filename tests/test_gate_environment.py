@@ -82,3 +82,23 @@ def test_a_malformed_environment_exits_2_naming_the_key(tmp_path, environment, w
     copy = Copy(tmp_path, environments=[environment])
     outcome = copy.gate()
     assert outcome.code == 2 and words in outcome.err, outcome.err
+
+
+def test_dropping_or_changing_a_second_environment_is_a_policy_change_against_the_baseline(tmp_path):
+    """Emptying `environments` removes items, which for exception lists would make the gate
+    stricter; for environments it is a weakening, so the policy records them in effect."""
+    from extparity.corpus.cases import load_corpus
+    from extparity.gate import policy
+
+    def recorded(folder: str, **gate) -> dict:
+        project = load_project(Copy(tmp_path / folder, second_environments=True, **gate).config)
+        return policy.record(project, load_corpus(list(project.corpus), project.entries, base=project.root))
+
+    default = recorded("default")
+    assert policy.changes(default, default, [], []) == []
+    assert policy.changes(default, recorded("none", environments=[]), [], []) == [
+        "[tool.extparity.gate].environments: elsewhere removed", "[tool.extparity.gate].environments: shipped removed"]
+    assert policy.changes(default, recorded("near", environments=[
+        {"name": "elsewhere", "locale": "en-US"}, {"name": "shipped", "locale": "shipped"}]), [], []) == [
+        '[tool.extparity.gate].environments: elsewhere changed from {"date":"2041-07-15T03:30:00Z","locale":"de-DE",'
+        '"timezone":"Pacific/Kiritimati","user_agent":"normal","webdriver":false} to {"locale":"en-US"}']

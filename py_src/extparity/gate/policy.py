@@ -49,7 +49,7 @@ from ..run.parity import adapter_hashes
 from .acknowledgements import Acknowledgements
 
 # [tool.extparity.gate] keys compared on their own terms; every other key is an exception or setting
-OWN_TERMS = ("minimum_cases", "messages")
+OWN_TERMS = ("minimum_cases", "messages", "environments")
 
 
 def record(project: Project, corpus: Corpus) -> dict:
@@ -70,6 +70,9 @@ def record(project: Project, corpus: Corpus) -> dict:
                              for case, d in sorted(deviations.items())},
         "adapters": adapter_hashes(project),
         "minimum_cases": {entry: project.gate.minimum_cases.get(entry, 1) for entry in project.entries},
+        # the second environments in effect (the default ones when the key is absent): one removed
+        # or changed weakens the environment check, where a removed exception would strengthen
+        "environments": {e.name: e.settings() for e in project.gate.environments},
         "settings": settings(project),
     }
 
@@ -177,6 +180,11 @@ def changes(old: dict, new: dict, old_case_ids: list[str], new_case_ids: list[st
     for entry, minimum in old["minimum_cases"].items():
         if entry in new["minimum_cases"] and new["minimum_cases"][entry] < minimum:
             lines.append(f"minimum_cases.{entry}: lowered from {minimum} to {new['minimum_cases'][entry]}")
+    for name, before in old.get("environments", {}).items():
+        now = new.get("environments", {}).get(name)
+        if now != before:
+            lines.append(f"[tool.extparity.gate].environments: {name} " + (
+                "removed" if now is None else f"changed from {_canonical(before)} to {_canonical(now)}"))
     for key in sorted(set(old["settings"]) | set(new["settings"])):
         before, now = old["settings"].get(key), new["settings"].get(key)
         where = f"[tool.extparity.gate].{key}"
