@@ -30,13 +30,14 @@ def realm_prelude(environment: Environment | None, *, webdriver: bool) -> str:
     the ``navigator.webdriver`` getter (for browsers that cannot turn it off themselves)."""
     if environment is None:
         return ""
-    code = clock_script(environment.start_ms) if environment.date else ""
+    start = environment.start_ms
+    code = clock_script(start) if start is not None else ""
     if webdriver and environment.webdriver is False:
         code += WEBDRIVER_FALSE
     return code
 
 
-def process_environment(environment: Environment | None) -> dict[str, str] | None:
+def process_environment(environment: Environment | None) -> dict[str, str | float | bool] | None:
     """The harness's own environment with the zone and language variables of ``environment``
     (None: inherit unchanged)."""
     if environment is None or not environment.worker_variables():

@@ -100,7 +100,8 @@ class ChromiumEngine(BrowserEngine):
         environment = self.environment
         if environment is None:
             return [], {}
-        args, options = [], {}
+        args: list[str] = []
+        options: dict[str, Any] = {}
         if environment.locale:
             args.append(f"--lang={environment.locale}")
             options["locale"] = environment.locale
@@ -169,12 +170,13 @@ class ChromiumSession(BrowserSession):
         """A second environment's date: Playwright's clock for the pages, the harness's in the
         service worker (Playwright's clock does not reach workers: microsoft/playwright#31772)."""
         environment = self.engine.environment
-        if environment is None or not environment.date:
+        start = environment.start_ms if environment is not None else None
+        if environment is None or start is None:
             return
         await self.context.clock.install(time=environment.date)
         for worker in self.context.service_workers:
             if worker.url.startswith(f"chrome-extension://{self.extension_id}/"):
-                await bounded(worker.evaluate(f"() => {{ {clock_script(environment.start_ms)} }}"),
+                await bounded(worker.evaluate(f"() => {{ {clock_script(start)} }}"),
                               self.engine.startup_timeout_s)
 
     async def worker_scripts(self) -> dict[str, str]:

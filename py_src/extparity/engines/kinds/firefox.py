@@ -118,7 +118,7 @@ class FirefoxSession(BrowserSession):
         self.launch = asyncio.ensure_future(self.playwright.firefox.launch_persistent_context(
             str(self.profile), channel="moz-firefox", executable_path=self.engine.executable, headless=True,
             firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000,
-            **({"env": variables} if variables is not None else {})))
+            env=variables))
         self.phase = "waiting for the extension's background"
         # The probe reports before Playwright's launch call returns: wait for whichever says more.
         launched_at = None
