@@ -524,55 +524,67 @@ function nextUp(x) {
 // never candidates. If `strings` is an array, every string literal begun inside braces is
 // pushed to it as [start, end, closed]: an unterminated one ends at the line feed or the end
 // of the text that cut it off.
+// Outside every brace only an opening brace matters (SPEC.md 4: quotes and closers there are
+// prose), so the scan jumps from one to the next with indexOf, at the engine's search speed:
+// prose costs no step of its own. Inside braces each unit is looked at once.
 export function scanObjects(u, start, end, strings = null) {
   const found = [];
   const opens = []; // the index of each open brace
   const pending = []; // objects closed inside open braces, in document order
-  let inString = false;
-  let escaped = false;
-  let stringStart = 0;
-
-  for (let i = start; i < end; i += 1) {
+  let i = start;
+  while (i < end) {
+    if (opens.length === 0) {
+      i = u.indexOf("{", i);
+      if (i === -1 || i >= end) break;
+    }
     const c = u.charCodeAt(i);
-    if (inString) {
-      if (c === LF) {
-        if (strings !== null) strings.push([stringStart, i, false]);
+    if (c === LBRACE) {
+      opens.push(i);
+    } else if (c === RBRACE) {
+      if (opens.length > 0) {
+        const opened = opens.pop();
+        // Objects nested in this one are not candidates: they are the pending ones that start
+        // after its brace, at the end of the list (all of it when no brace stays open).
+        if (opens.length > 0) {
+          while (pending.length > 0 && pending[pending.length - 1][0] > opened) pending.pop();
+          pending.push([opened, i + 1]);
+        } else {
+          pending.length = 0;
+          found.push([opened, i + 1]);
+        }
+      }
+    } else if (c === QUOTE) { // (a brace is open: outside braces the scan never stops here)
+      const quoteAt = i;
+      i = stringStop(u, i + 1, end);
+      if (i === end) { // unterminated at the end of the text
+        if (strings !== null) strings.push([quoteAt, end, false]);
+        break;
+      }
+      if (u.charCodeAt(i) === LF) {
+        if (strings !== null) strings.push([quoteAt, i, false]);
         for (let k = 0; k < pending.length; k += 1) found.push(pending[k]); // abandon the open braces: their closed children are promoted
         pending.length = 0;
         opens.length = 0;
-        inString = false;
-      } else if (escaped) {
-        escaped = false;
-      } else if (c === BACKSLASH) {
-        escaped = true;
-      } else if (c === QUOTE) {
-        inString = false;
-        if (strings !== null) strings.push([stringStart, i + 1, true]);
+      } else if (strings !== null) {
+        strings.push([quoteAt, i + 1, true]);
       }
-      continue;
     }
-    if (c === LBRACE) {
-      opens.push(i);
-    } else if (c === RBRACE && opens.length > 0) {
-      const opened = opens.pop();
-      // Objects nested in this one are not candidates: they are the pending ones that start
-      // after its brace, at the end of the list (all of it when no brace stays open).
-      if (opens.length > 0) {
-        while (pending.length > 0 && pending[pending.length - 1][0] > opened) pending.pop();
-        pending.push([opened, i + 1]);
-      } else {
-        pending.length = 0;
-        found.push([opened, i + 1]);
-      }
-    } else if (c === QUOTE && opens.length > 0) {
-      inString = true;
-      escaped = false;
-      stringStart = i;
-    }
+    i += 1;
   }
-  if (inString && strings !== null) strings.push([stringStart, end, false]);
   for (let k = 0; k < pending.length; k += 1) found.push(pending[k]);
   return found;
+}
+
+// Where the string literal whose contents begin at u[i] stops: its closing quote, the line feed
+// that cuts it off (an escaped one too: JSON strings cannot hold a raw line feed), or `end`.
+function stringStop(u, i, end) {
+  while (i < end) {
+    const c = u.charCodeAt(i);
+    if (c === QUOTE || c === LF) return i;
+    if (c === BACKSLASH && i + 1 < end && u.charCodeAt(i + 1) !== LF) i += 2; // the escaped unit is never a stop
+    else i += 1;
+  }
+  return end;
 }
 
 export const IN_STRING = 1; // inside any string literal begun within braces, even an unterminated one
