@@ -538,16 +538,17 @@ function nextUp(x, bits) {
 // Recovery without restarts: an object that closes inside a brace that never closes is
 // promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
 // feed inside a string abandons every open brace. Objects nested in a closed object are
-// never candidates. If `strings` is an array, every string literal begun inside braces is
-// pushed to it as [start, end, closed]: an unterminated one ends at the line feed or the end
-// of the text that cut it off.
+// never candidates. The ranges come as one flat list, start and end of each in turn (no array
+// per object: a flood of them is thousands). If `strings` is an array, every string literal
+// begun inside braces is pushed to it as start, end and 1 if closed (else 0), flat as well: an
+// unterminated one ends at the line feed or the end of the text that cut it off.
 // Outside every brace only an opening brace matters (SPEC.md 4: quotes and closers there are
 // prose), so the scan jumps from one to the next with indexOf, at the engine's search speed:
 // prose costs no step of its own. Inside braces each unit is looked at once.
 export function scanObjects(u, start, end, strings = null) {
-  const found = [];
+  const found = []; // flat: start, end of each object
   const opens = []; // the index of each open brace
-  const pending = []; // objects closed inside open braces, in document order
+  const pending = []; // flat start, end of the objects closed inside open braces, in document order
   let i = start;
   while (i < end) {
     if (opens.length === 0) {
@@ -563,27 +564,27 @@ export function scanObjects(u, start, end, strings = null) {
         // Objects nested in this one are not candidates: they are the pending ones that start
         // after its brace, at the end of the list (all of it when no brace stays open).
         if (opens.length > 0) {
-          while (pending.length > 0 && pending[pending.length - 1][0] > opened) pending.pop();
-          pending.push([opened, i + 1]);
+          while (pending.length > 0 && pending[pending.length - 2] > opened) pending.length -= 2;
+          pending.push(opened, i + 1);
         } else {
-          pending.length = 0;
-          found.push([opened, i + 1]);
+          if (pending.length > 0) pending.length = 0;
+          found.push(opened, i + 1);
         }
       }
     } else if (c === QUOTE) { // (a brace is open: outside braces the scan never stops here)
       const quoteAt = i;
       i = stringStop(u, i + 1, end);
       if (i === end) { // unterminated at the end of the text
-        if (strings !== null) strings.push([quoteAt, end, false]);
+        if (strings !== null) strings.push(quoteAt, end, 0);
         break;
       }
       if (u.charCodeAt(i) === LF) {
-        if (strings !== null) strings.push([quoteAt, i, false]);
+        if (strings !== null) strings.push(quoteAt, i, 0);
         for (let k = 0; k < pending.length; k += 1) found.push(pending[k]); // abandon the open braces: their closed children are promoted
-        pending.length = 0;
+        if (pending.length > 0) pending.length = 0;
         opens.length = 0;
       } else if (strings !== null) {
-        strings.push([quoteAt, i + 1, true]);
+        strings.push(quoteAt, i + 1, 1);
       }
     }
     i += 1;
@@ -615,19 +616,19 @@ export const IN_VALUE = 2; // inside a closed string literal of a closed object:
 export function quotedMask(u) {
   const strings = [];
   const objects = scanObjects(u, 0, u.length, strings);
-  objects.push([u.length + 1, u.length + 1]); // past every string, so the walk needs no bounds check
+  objects.push(u.length + 1, u.length + 1); // past every string, so the walk needs no bounds check
   const mask = new Uint8Array(u.length);
   let k = 0;
-  let objStart = objects[0][0]; // the first object that does not end before the string
-  let objEnd = objects[0][1];
-  for (let n = 0; n < strings.length; n += 1) {
-    const stringStart = strings[n][0]; // indexed, not destructured: QuickJS destructures slowly
-    const stringEnd = strings[n][1];
-    const closed = strings[n][2];
+  let objStart = objects[0]; // the first object that does not end before the string
+  let objEnd = objects[1];
+  for (let n = 0; n < strings.length; n += 3) {
+    const stringStart = strings[n];
+    const stringEnd = strings[n + 1];
+    const closed = strings[n + 2] === 1;
     while (objEnd <= stringStart) {
-      k += 1;
-      objStart = objects[k][0];
-      objEnd = objects[k][1];
+      k += 2;
+      objStart = objects[k];
+      objEnd = objects[k + 1];
     }
     const stop = closed ? stringEnd - 1 : stringEnd;
     if (stop > stringStart + 1) {

@@ -791,14 +791,14 @@ function narratedName(u, start, end) {
 // barePassUnlisted takes the rest of the candidates.
 function barePass(verdict, u) {
   const refusals = new Map(); // candidate text -> Rejected
-  const objects = scanObjects(u, 0, u.length);
-  for (let k = 0; k < objects.length; k += 1) {
+  const objects = scanObjects(u, 0, u.length); // flat: start, end of each
+  for (let k = 0; k < objects.length; k += 2) {
     if (!verdict.listsMore()) { // from here on it never does again (Verdict.beginPass)
       barePassUnlisted(verdict, u, objects, k, refusals);
       return;
     }
-    const objStart = objects[k][0];
-    const objEnd = objects[k][1];
+    const objStart = objects[k];
+    const objEnd = objects[k + 1];
     const ends = endsLine(u, objEnd);
     let starts = startsLine(u, objStart); // if so, no call: prefix can stand before it
     const prefixStart = starts ? -1 : callPrefixStart(u, objStart);
@@ -820,16 +820,16 @@ function barePass(verdict, u) {
   }
 }
 
-// The bare pass from objects[first] on, when no rejection filed now can be listed: what a refused
+// The bare pass from the object at objects[first] (its start; flat as scanObjects gives them) on, when no rejection filed now can be listed: what a refused
 // candidate is refused for no longer matters, only that it is. So a candidate is validated only if
 // it may be a call, on its own line with a text not refused before; every other one is counted,
 // and the count is filed once. A flood of refused candidates then costs little more than the
 // own-line checks.
 function barePassUnlisted(verdict, u, objects, first, refusals) {
   let unlisted = 0;
-  for (let k = first; k < objects.length; k += 1) {
-    const objStart = objects[k][0];
-    const objEnd = objects[k][1];
+  for (let k = first; k < objects.length; k += 2) {
+    const objStart = objects[k];
+    const objEnd = objects[k + 1];
     if (!endsLine(u, objEnd)) {
       unlisted += 1;
       continue;
