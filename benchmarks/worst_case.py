@@ -9,6 +9,10 @@ is installed, in V8 (see js_engines.py).
 
     .venv/bin/python benchmarks/worst_case.py [--repeat 15]
 
+In V8, each parse input is also timed, alternately with the twin, in a regular-expression
+extractor as peers write it (`peer_extractor.js`: `<tool_call>` bodies and own-line JSON through
+`JSON.parse`): the "extractor" column, and the twin's time over it on the same text.
+
 With `--against CHECKOUT` (another checkout of this project, e.g. `git worktree add` or `git
 archive` of an earlier commit), each input is instead timed in that checkout's reference and
 tree and in this one, alternately, and the table gives both times and the change: a before and
@@ -40,6 +44,7 @@ from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical  # 
 CALL = '{"name":"click","arguments":{"selector":"#save","options":{"scroll":true}}}'
 ALLOWED = ["click", "navigate", "read_page"]
 PARSE_UNITS, REPAIR_UNITS = 10_000, 100_000
+EXTRACTOR = HERE / "peer_extractor.js"
 
 
 def fit(text: str, units: int = PARSE_UNITS) -> str:
@@ -58,6 +63,7 @@ def parse_inputs() -> dict[str, str]:
     tail = "\n" + CALL
     return {
         "typical prose + 3 calls": typical(),
+        "typical 110 units: a line + 1 call": fit("I will press Save now.\n" + CALL, 110),
         "10,000 '{'": "{" * 10_000,
         "9,9xx stray '{' then a call": "{" * (10_000 - len(tail)) + tail,
         "'{\"' pairs (strings inside braces)": fit('{"' * 5_000),
@@ -140,6 +146,25 @@ def near_midpoint_literal(rng: random.Random) -> str:
     return _numbers.spell(digits, exponent, 0)
 
 
+class JsCall:
+    """One call of a JS function, timed as `repeats` calls in one eval: an eval costs V8
+    (mini-racer) about 0.2 ms of its own, as much as a typical parse, so a call is timed as the
+    mean of as many as take about 5 ms (at most 1,000)."""
+
+    def __init__(self, run, call: str):
+        self.run, self.call = run, call
+        started = time.process_time()
+        self.loop(20)
+        once = (time.process_time() - started) / 20
+        self.repeats = max(1, min(1000, int(0.005 / max(once, 1e-9))))
+
+    def loop(self, count: int):
+        return self.run(f"for (let k = 0; k < {count}; k += 1) {self.call}; 0")
+
+    def __call__(self):
+        return self.loop(self.repeats)
+
+
 def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
     """Median times of the typical input and of `call`, timed alternately so that both see the
     same machine load; the ratio of the two is what the table reports. Time is this process's
@@ -151,7 +176,7 @@ def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
         for target, out in ((typical_call, typical_samples), (call, samples)):
             started = time.process_time()
             target()
-            out.append(time.process_time() - started)
+            out.append((time.process_time() - started) / getattr(target, "repeats", 1))
     return statistics.median(typical_samples), statistics.median(samples)
 
 
@@ -170,14 +195,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--only", default="", help="only inputs whose function or name contains this")
     parser.add_argument("--against", type=Path, help="another checkout: time each input there and here, side by side")
+    parser.add_argument("--js", default="quickjs,v8", help="JS engines, comma-separated: quickjs, v8, spidermonkey")
     args = parser.parse_args()
     config = load_project()
-    engines = js_engines.available(config, ("quickjs", "v8"))
+    engines = js_engines.available(config, tuple(args.js.split(",")))
     entries = {fn: config.entries[fn] for fn in ("parse", "repair")}
 
     stored = {}
 
-    def js_timer(run, fn, arguments):
+    def js_timer(run, fn, arguments, callee=None):
         # Each input is stored once under its own name, so the timing covers the call, not
         # reading a 100 KB literal. Reading one unit of the verdict flattens it if V8 built it as
         # a rope, as passing it out of the engine would, so that work is timed too.
@@ -187,8 +213,8 @@ def main() -> None:
             literal = ", ".join(json.dumps(a, ensure_ascii=True) for a in arguments)
             run(f"{stored[key]} = [{literal}]; 0")
         entry = entries[fn]
-        source = f"{REGISTRY}[{json.dumps(entry.module)}][{json.dumps(entry.export)}](...{stored[key]}).charCodeAt(0)"
-        return lambda: run(source)
+        callee = callee or f"{REGISTRY}[{json.dumps(entry.module)}][{json.dumps(entry.export)}]"
+        return JsCall(run, f"{callee}(...{stored[key]}).charCodeAt(0)")
 
     cases = [("parse", name, (text, ALLOWED)) for name, text in parse_inputs().items()]
     cases += [("repair", name, (raw,)) for name, raw in repair_inputs().items()]
@@ -208,13 +234,28 @@ def main() -> None:
             base = timer(fn, typical[fn][2])  # the typical input, stored under its own name
             typical_time, times[column] = paired_medians(base, timer(fn, arguments), args.repeat)
             ratios[column] = times[column] / typical_time
-        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios))
+        peer = extractor_cell(engines, js_timer, fn, arguments, args.repeat)
+        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios, peer))
     print(f"CPU time, median of {args.repeat} runs, each input timed alternately with the typical input of "
-          f"the same function; ratio = its time / the typical time")
-    print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers))
-    for fn, name, units, times, ratios in rows:
+          f"the same function; ratio = its time / the typical time"
+          + ("; v8/extr = the twin's time / the extractor's, timed alternately on the same text" if "v8" in engines else ""))
+    print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers)
+          + (f" {'extractor ms':>12} {'v8/extr':>7}" if "v8" in engines else ""))
+    for fn, name, units, times, ratios, peer in rows:
         cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
-        print(f"{fn:6} {name:40} {units:6d}{cells}")
+        print(f"{fn:6} {name:40} {units:6d}{cells}{peer}")
+
+
+def extractor_cell(engines, js_timer, fn, arguments, repeat: int) -> str:
+    """The regular-expression extractor's time on a parse input in V8 and the twin's over it,
+    timed alternately on the same text (empty for repair inputs and without V8)."""
+    run = engines.get("v8")
+    if run is None or fn != "parse":
+        return ""
+    if not run("typeof globalThis.peerExtractToolCalls === 'function'"):
+        run(EXTRACTOR.read_text(encoding="utf-8") + "; 0")
+    twin, peer = paired_medians(js_timer(run, fn, arguments), js_timer(run, fn, arguments, "globalThis.peerExtractToolCalls"), repeat)
+    return f" {peer * 1e3:12.3f} {twin / peer:7.1f}"
 
 
 def against(args, cases, timers, engine_names, js_timer) -> None:
