@@ -1,6 +1,8 @@
 // parseToolCalls: which tool calls in raw model text may run (SPEC.md section 5).
 //
-// Twin of py_src/toolcalls/parser.py, kept line for line. Precision over recall: a call counts
+// Twin of py_src/toolcalls/parser.py, kept pass for pass; the text each pass reads is kept apart
+// (class Text), as each language finds its markers fast in its own way: here prose between
+// candidates costs an indexOf, never a step per unit. Precision over recall: a call counts
 // only when it stands on its own line (a bare JSON object or `call:name{...}` the whole of its
 // line, a tag or XML function sharing it with nothing but other tags), and a response runs all
 // of its calls or none (SPEC.md 5.12). Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
