@@ -11,7 +11,9 @@ is installed, in V8 (see js_engines.py).
 
 In V8, each parse input is also timed, alternately with the twin, in a regular-expression
 extractor as peers write it (`peer_extractor.js`: `<tool_call>` bodies and own-line JSON through
-`JSON.parse`): the "extractor" column, and the twin's time over it on the same text.
+`JSON.parse`): the "extractor" column, and the twin's time over it on the same text; and the
+twin's balanced-object scan alone (SPEC.md 4, which every parser of the contract runs over the
+whole text) over the extractor's, which bounds the rows whose candidates are thousands.
 
 With `--against CHECKOUT` (another checkout of this project, e.g. `git worktree add` or `git
 archive` of an earlier commit), each input is instead timed in that checkout's reference and
@@ -238,9 +240,10 @@ def main() -> None:
         rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios, peer))
     print(f"CPU time, median of {args.repeat} runs, each input timed alternately with the typical input of "
           f"the same function; ratio = its time / the typical time"
-          + ("; v8/extr = the twin's time / the extractor's, timed alternately on the same text" if "v8" in engines else ""))
+          + ("; v8/extr = the twin's time / the extractor's, timed alternately on the same text; scan = the twin's "
+             "balanced-object scan alone (SPEC.md 4), over the extractor's" if "v8" in engines else ""))
     print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers)
-          + (f" {'extractor ms':>12} {'v8/extr':>7}" if "v8" in engines else ""))
+          + (f" {'extractor ms':>12} {'v8/extr':>7} {'scan ms':>8} {'scan/extr':>8}" if "v8" in engines else ""))
     for fn, name, units, times, ratios, peer in rows:
         cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
         print(f"{fn:6} {name:40} {units:6d}{cells}{peer}")
@@ -255,7 +258,10 @@ def extractor_cell(engines, js_timer, fn, arguments, repeat: int) -> str:
     if not run("typeof globalThis.peerExtractToolCalls === 'function'"):
         run(EXTRACTOR.read_text(encoding="utf-8") + "; 0")
     twin, peer = paired_medians(js_timer(run, fn, arguments), js_timer(run, fn, arguments, "globalThis.peerExtractToolCalls"), repeat)
-    return f" {peer * 1e3:12.3f} {twin / peer:7.1f}"
+    # What no parser of the contract can skip: the balanced-object scan of the text (SPEC.md 4).
+    scanner = f"((text) => String({REGISTRY}['src/agent/json-core.js'].scanObjects(text, 0, text.length).length))"
+    scan, peer_again = paired_medians(js_timer(run, fn, arguments, scanner), js_timer(run, fn, arguments, "globalThis.peerExtractToolCalls"), repeat)
+    return f" {peer * 1e3:12.3f} {twin / peer:7.1f} {scan * 1e3:8.3f} {scan / peer_again:8.1f}"
 
 
 def against(args, cases, timers, engine_names, js_timer) -> None:

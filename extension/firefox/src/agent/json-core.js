@@ -551,7 +551,7 @@ export function scanObjects(u, start, end, strings = null) {
   const pending = []; // flat start, end of the objects closed inside open braces, in document order
   let i = start;
   while (i < end) {
-    if (opens.length === 0) {
+    if (opens.length === 0 && u.charCodeAt(i) !== LBRACE) { // (in a flood of objects the next one is often right here)
       i = u.indexOf("{", i);
       if (i === -1 || i >= end) break;
     }
