@@ -8,7 +8,7 @@
 // of its calls or none (SPEC.md 5.12). Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
-import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, LBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
 // More calls than this in one response refuse the whole response (too-many-calls, SPEC.md 5.12).
@@ -473,7 +473,8 @@ function findFences(u) {
     if (skipWs(u, lineStart, i) === i) { // the line, trimmed, starts with ```
       const last = skipWsBack(u, i, lineEnd);
       if (opener === null) {
-        const info = asciiLower(u.slice(skipWs(u, i + 3, last), last));
+        const infoStart = skipWs(u, i + 3, last);
+        const info = infoStart === last ? "" : asciiLower(u.slice(infoStart, last));
         opener = [lineStart, Math.min(lineEnd + 1, u.length), info];
       } else if (last - i === 3) {
         fences.push([opener[0], opener[1], lineStart, lineEnd, opener[2]]);
@@ -491,11 +492,22 @@ function isJsonFence(info) {
 
 // ---------------------------------------------------------------- passes
 
+// False when u[start:end] (trimmed) cannot pass parseStrict because it opens an object or array
+// that it does not close at its end: a pass that only needs to know whether it parses can skip
+// reading the values of, say, a long array cut short.
+function mayBeOneContainer(u, start, end) {
+  const first = u.charCodeAt(start);
+  if (first === LBRACKET) return u.charCodeAt(end - 1) === RBRACKET;
+  if (first === LBRACE) return u.charCodeAt(end - 1) === RBRACE;
+  return true;
+}
+
 // A response that is nothing but a JSON array is a batch of calls, all or nothing.
 function wholeResponseArray(verdict, u) {
   const start = skipWs(u, 0, u.length);
   if (start === u.length || u.charCodeAt(start) !== LBRACKET) return false;
   const end = skipWsBack(u, start, u.length);
+  if (!mayBeOneContainer(u, start, end)) return false;
   const spans = [];
   const value = parseStrict(u, start, end, spans);
   if (value instanceof JsonReject) return false;
@@ -722,7 +734,7 @@ function fencePass(verdict, text, fences) {
     if (!isJsonFence(info)) continue;
     const start = skipWs(u, contentStart, contentEnd);
     const end = skipWsBack(u, start, contentEnd);
-    if (start === end) continue;
+    if (start === end || !mayBeOneContainer(u, start, end)) continue;
     const spans = [];
     const value = parseStrict(u, start, end, spans);
     if (value instanceof JsonReject) continue;
