@@ -551,9 +551,16 @@ export function scanObjects(u, start, end, strings = null) {
   const pending = []; // flat start, end of the objects closed inside open braces, in document order
   let i = start;
   while (i < end) {
-    if (opens.length === 0 && u.charCodeAt(i) !== LBRACE) { // (in a flood of objects the next one is often right here)
-      i = u.indexOf("{", i);
-      if (i === -1 || i >= end) break;
+    if (opens.length === 0) {
+      // The next brace is looked for unit by unit for a few units, then by indexOf: in a flood of
+      // objects the next one is close by (an indexOf costs a call, 0.1 us in SpiderMonkey), and
+      // prose is skipped at the engine's search speed.
+      const near = i + 8 < end ? i + 8 : end;
+      while (i < near && u.charCodeAt(i) !== LBRACE) i += 1;
+      if (i === near) {
+        i = i < end ? u.indexOf("{", i) : -1;
+        if (i === -1 || i >= end) break;
+      }
     }
     const c = u.charCodeAt(i);
     if (c === LBRACE) {
