@@ -16,6 +16,12 @@ verdict repairs it); for parse, a regular-expression scan of the text for the un
 can begin, end or be quoted by, and `json.loads` of each candidate (each balanced top-level
 object the scanner finds, each `<tool_call>` body, and the whole text when it is an array).
 
+In V8, each parse input is also timed, alternately with the twin, in a regular-expression
+extractor as peers write it (`peer_extractor.js`: `<tool_call>` bodies and own-line JSON through
+`JSON.parse`): the "extractor" column, and the twin's time over it on the same text; and the
+twin's balanced-object scan alone (SPEC.md 4, which every parser of the contract runs over the
+whole text) over the extractor's, which bounds the rows whose candidates are thousands.
+
 With `--against CHECKOUT` (another checkout of this project, e.g. `git worktree add` or `git
 archive` of an earlier commit), each input is instead timed in that checkout's reference and
 tree and in this one, alternately, and the table gives both times and the change: a before and
@@ -49,6 +55,7 @@ from toolcalls.json_core import scan_objects  # noqa: E402
 CALL = '{"name":"click","arguments":{"selector":"#save","options":{"scroll":true}}}'
 ALLOWED = ["click", "navigate", "read_page"]
 PARSE_UNITS, REPAIR_UNITS = 10_000, 100_000
+EXTRACTOR = HERE / "peer_extractor.js"
 
 
 def fit(text: str, units: int = PARSE_UNITS) -> str:
@@ -67,6 +74,7 @@ def parse_inputs() -> dict[str, str]:
     tail = "\n" + CALL
     return {
         "typical prose + 3 calls": typical(),
+        "typical 110 units: a line + 1 call": fit("I will press Save now.\n" + CALL, 110),
         "10,000 '{'": "{" * 10_000,
         "9,9xx stray '{' then a call": "{" * (10_000 - len(tail)) + tail,
         "'{\"' pairs (strings inside braces)": fit('{"' * 5_000),
@@ -195,6 +203,25 @@ def completed_text(raw: str, actions: list) -> str:
     return "".join(kept) + "".join(a["text"] for a in actions if a["op"] == "append")
 
 
+class JsCall:
+    """One call of a JS function, timed as `repeats` calls in one eval: an eval costs V8
+    (mini-racer) about 0.2 ms of its own, as much as a typical parse, so a call is timed as the
+    mean of as many as take about 5 ms (at most 1,000)."""
+
+    def __init__(self, run, call: str):
+        self.run, self.call = run, call
+        started = time.process_time()
+        self.loop(20)
+        once = (time.process_time() - started) / 20
+        self.repeats = max(1, min(1000, int(0.005 / max(once, 1e-9))))
+
+    def loop(self, count: int):
+        return self.run(f"for (let k = 0; k < {count}; k += 1) {self.call}; 0")
+
+    def __call__(self):
+        return self.loop(self.repeats)
+
+
 def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
     """Median times of the typical input and of `call`, timed alternately so that both see the
     same machine load; the ratio of the two is what the table reports. Time is this process's
@@ -206,7 +233,7 @@ def paired_medians(typical_call, call, repeat: int) -> tuple[float, float]:
         for target, out in ((typical_call, typical_samples), (call, samples)):
             started = time.process_time()
             target()
-            out.append(time.process_time() - started)
+            out.append((time.process_time() - started) / getattr(target, "repeats", 1))
     return statistics.median(typical_samples), statistics.median(samples)
 
 
@@ -225,14 +252,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--only", default="", help="only inputs whose function or name contains this")
     parser.add_argument("--against", type=Path, help="another checkout: time each input there and here, side by side")
+    parser.add_argument("--js", default="quickjs,v8", help="JS engines, comma-separated: quickjs, v8, spidermonkey")
     args = parser.parse_args()
     config = load_project()
-    engines = js_engines.available(config, ("quickjs", "v8"))
+    engines = js_engines.available(config, tuple(args.js.split(",")))
     entries = {fn: config.entries[fn] for fn in ("parse", "repair")}
 
     stored = {}
 
-    def js_timer(run, fn, arguments):
+    def js_timer(run, fn, arguments, callee=None):
         # Each input is stored once under its own name, so the timing covers the call, not
         # reading a 100 KB literal. Reading one unit of the verdict flattens it if V8 built it as
         # a rope, as passing it out of the engine would, so that work is timed too.
@@ -242,8 +270,8 @@ def main() -> None:
             literal = ", ".join(json.dumps(a, ensure_ascii=True) for a in arguments)
             run(f"{stored[key]} = [{literal}]; 0")
         entry = entries[fn]
-        source = f"{REGISTRY}[{json.dumps(entry.module)}][{json.dumps(entry.export)}](...{stored[key]}).charCodeAt(0)"
-        return lambda: run(source)
+        callee = callee or f"{REGISTRY}[{json.dumps(entry.module)}][{json.dumps(entry.export)}]"
+        return JsCall(run, f"{callee}(...{stored[key]}).charCodeAt(0)")
 
     cases = [("parse", name, (text, ALLOWED)) for name, text in parse_inputs().items()]
     cases += [("repair", name, (raw,)) for name, raw in repair_inputs().items()]
@@ -265,15 +293,34 @@ def main() -> None:
             ratios[column] = times[column] / typical_time
         reference_time, floor_time = paired_medians(timers["python"](fn, arguments), python_floor(fn, arguments), args.repeat)
         floor = (floor_time, reference_time / floor_time)
-        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios, floor))
+        peer = extractor_cell(engines, js_timer, fn, arguments, args.repeat)
+        rows.append((fn, name, len(arguments[0].encode("utf-16-le")) // 2, times, ratios, floor, peer))
     print(f"CPU time, median of {args.repeat} runs, each input timed alternately with the typical input of "
           f"the same function; ratio = its time / the typical time; x floor = the Python reference's time / "
-          f"its floor's, timed alternately")
+          f"its floor's, timed alternately"
+          + ("; v8/extr = the twin's time / the extractor's, timed alternately on the same text; scan = the twin's "
+             "balanced-object scan alone (SPEC.md 4), over the extractor's" if "v8" in engines else ""))
     print(f"{'fn':6} {'input':40} {'units':>6}" + "".join(f" {c + ' ms':>11} {'ratio':>5}" for c in timers)
-          + f" {'py floor ms':>11} {'x floor':>7}")
-    for fn, name, units, times, ratios, floor in rows:
+          + f" {'py floor ms':>11} {'x floor':>7}"
+          + (f" {'extractor ms':>12} {'v8/extr':>7} {'scan ms':>8} {'scan/extr':>8}" if "v8" in engines else ""))
+    for fn, name, units, times, ratios, floor, peer in rows:
         cells = "".join(f" {times[c] * 1e3:11.2f} {ratios[c]:5.2f}" for c in timers)
-        print(f"{fn:6} {name:40} {units:6d}{cells} {floor[0] * 1e3:11.3f} {floor[1]:7.2f}")
+        print(f"{fn:6} {name:40} {units:6d}{cells} {floor[0] * 1e3:11.3f} {floor[1]:7.2f}{peer}")
+
+
+def extractor_cell(engines, js_timer, fn, arguments, repeat: int) -> str:
+    """The regular-expression extractor's time on a parse input in V8 and the twin's over it,
+    timed alternately on the same text (empty for repair inputs and without V8)."""
+    run = engines.get("v8")
+    if run is None or fn != "parse":
+        return ""
+    if not run("typeof globalThis.peerExtractToolCalls === 'function'"):
+        run(EXTRACTOR.read_text(encoding="utf-8") + "; 0")
+    twin, peer = paired_medians(js_timer(run, fn, arguments), js_timer(run, fn, arguments, "globalThis.peerExtractToolCalls"), repeat)
+    # What no parser of the contract can skip: the balanced-object scan of the text (SPEC.md 4).
+    scanner = f"((text) => String({REGISTRY}['src/agent/json-core.js'].scanObjects(text, 0, text.length).length))"
+    scan, peer_again = paired_medians(js_timer(run, fn, arguments, scanner), js_timer(run, fn, arguments, "globalThis.peerExtractToolCalls"), repeat)
+    return f" {peer * 1e3:12.3f} {twin / peer:7.1f} {scan * 1e3:8.3f} {scan / peer_again:8.1f}"
 
 
 def against(args, cases, timers, engine_names, js_timer) -> None:

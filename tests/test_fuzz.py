@@ -35,7 +35,7 @@ PLANTED = {
     "whitespace": ("if (c !== SPACE && c !== LF && c !== TAB && c !== CR) break;",
                    "if (c !== SPACE && c !== LF && c !== TAB && c !== CR && c !== 0xa0) break;"),
     "depth": ("export const MAX_DEPTH = 64;", "export const MAX_DEPTH = 65;"),
-    "rounding": ("else magnitude = nearestDouble(digits, exponent);",
+    "rounding": ("else magnitude = nearestDouble(digits, exponent, read);",
                  "else magnitude = Number(digits.slice(0, 17) + \"e\" + (exponent + digits.length - 17));"),
 }
 

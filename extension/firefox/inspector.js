@@ -6,10 +6,13 @@
  * does not depend on the background being awake. User text only ever reaches the DOM via
  * textContent or text nodes, never innerHTML, so pasted markup stays inert.
  * Spans are [start, end) offsets in UTF-16 code units, i.e. plain JS string indices.
+ *
+ * Only the entries the release gate verifies are called: their canonical verdict text is what
+ * the gate compares across engines, so the page shows those bytes. Arguments are shown as
+ * that text's own slices (canonical JSON already), the rest is read with JSON.parse.
  */
-import { parseToolCalls } from "./src/agent/tool-call-parser.js";
-import { repairArguments } from "./src/agent/argument-repair.js";
-import { canonical as canonicalJson } from "./src/agent/json-core.js";
+import { parseToolCallsCanonical } from "./src/agent/tool-call-parser.js";
+import { repairArgumentsCanonical } from "./src/agent/argument-repair.js";
 
 const EXAMPLE_OUTPUT = [
   "I'll open the account settings first.",
@@ -125,6 +128,49 @@ function excerpt(text, span) {
   return piece.length > 60 ? `${piece.slice(0, 57)}...` : piece;
 }
 
+// The end of the JSON value that starts at text[i]. The text is canonical JSON (no whitespace),
+// so a value ends where its brackets balance outside strings, or at the next , ] or }.
+function valueEnd(text, i) {
+  let depth = 0;
+  for (let k = i; k < text.length; k += 1) {
+    const c = text[k];
+    if (c === '"') {
+      k += 1;
+      while (text[k] !== '"') k += text[k] === "\\" ? 2 : 1;
+      if (depth === 0) return k + 1;
+    } else if (c === "{" || c === "[") {
+      depth += 1;
+    } else if (c === "}" || c === "]") {
+      if (depth === 0) return k;
+      depth -= 1;
+      if (depth === 0) return k + 1;
+    } else if (c === "," && depth === 0) {
+      return k;
+    }
+  }
+  return text.length;
+}
+
+// The canonical text of each call's arguments in a canonical parse verdict: the calls come first
+// ({"calls":[...), and each call's first key is "arguments" (RFC 8785 sorts the keys).
+function callArgumentTexts(text) {
+  const texts = [];
+  let i = '{"calls":['.length;
+  while (text[i] === "{") {
+    const start = i + '{"arguments":'.length;
+    texts.push(text.slice(start, valueEnd(text, start)));
+    i = valueEnd(text, i) + 1; // past the call and the comma or bracket after it
+  }
+  return texts;
+}
+
+// The canonical text of a canonical repair verdict's arguments: they follow its actions.
+function repairArgumentText(text) {
+  const actionsEnd = valueEnd(text, '{"actions":'.length);
+  const start = actionsEnd + ',"arguments":'.length;
+  return text.slice(start, valueEnd(text, start));
+}
+
 function renderParse() {
   const text = $("model-output").value;
   const allowed = $("allowlist")
@@ -133,9 +179,12 @@ function renderParse() {
     .filter(Boolean);
 
   let verdict;
+  let argumentTexts = [];
   let problem = null;
   try {
-    verdict = parseToolCalls(text, allowed);
+    const canonical = parseToolCallsCanonical(text, allowed);
+    verdict = JSON.parse(canonical);
+    argumentTexts = callArgumentTexts(canonical);
   } catch (err) {
     problem = `The parser threw: ${err}`;
     verdict = { calls: [], rejected: [], rejected_omitted: 0, error: null };
@@ -158,7 +207,7 @@ function renderParse() {
       el("td", "nowrap", `C${i + 1}`),
       el("td", "", c.name),
       el("td", "nowrap", c.format),
-      wrap("td", "args", el("code", "", canonicalJson(c.arguments))),
+      wrap("td", "args", el("code", "", argumentTexts[i])),
     ]),
     4,
   );
@@ -182,16 +231,18 @@ function renderParse() {
 function renderRepair() {
   const raw = $("raw-arguments").value;
   let verdict;
+  let argumentText = "null";
   try {
-    verdict = repairArguments(raw);
+    const canonical = repairArgumentsCanonical(raw);
+    verdict = JSON.parse(canonical);
+    argumentText = repairArgumentText(canonical);
     showError($("repair-error"), null);
   } catch (err) {
     showError($("repair-error"), `Repair threw: ${err}`);
     verdict = { status: "rejected", arguments: null, reason: null, actions: [] };
   }
   $("repair-status").replaceChildren(el("span", `status ${verdict.status}`, verdict.status));
-  $("repair-arguments").textContent =
-    verdict.arguments === null ? "null" : canonicalJson(verdict.arguments);
+  $("repair-arguments").textContent = argumentText;
   $("repair-reason").textContent = verdict.reason ?? "-";
   $("repair-reason").className = verdict.reason ? "reason" : "muted";
   const actions = (verdict.actions ?? []).map((a) =>

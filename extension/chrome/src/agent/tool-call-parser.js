@@ -1,12 +1,14 @@
 // parseToolCalls: which tool calls in raw model text may run (SPEC.md section 5).
 //
-// Twin of py_src/toolcalls/parser.py, kept line for line. Precision over recall: a call counts
+// Twin of py_src/toolcalls/parser.py, kept pass for pass; the text each pass reads is kept apart
+// (class Text), as each language finds its markers fast in its own way: here prose between
+// candidates costs an indexOf, never a step per unit. Precision over recall: a call counts
 // only when it stands on its own line (a bare JSON object or `call:name{...}` the whole of its
 // line, a tag or XML function sharing it with nothing but other tags), and a response runs all
 // of its calls or none (SPEC.md 5.12). Reasoning inside <think> never runs. Passes run in a fixed order over a masked copy of the
 // text; each pass blanks what it claimed, keeping offsets and line feeds intact.
 
-import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, LBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
+import { IN_STRING, IN_VALUE, JsonReject, LF, SPACE, TAB, CR, LBRACE, RBRACE, LBRACKET, RBRACKET, COMMA, canonical, findIn, hasKey, isObject, isWellFormed, newObject, parseStrict, quotedMask, readValue, scanObjects, skipWs, skipWsBack, startsAt } from "./json-core.js";
 
 export const MAX_TEXT_UNITS = 10000;
 // More calls than this in one response refuse the whole response (too-many-calls, SPEC.md 5.12).
@@ -24,6 +26,8 @@ const TAGS = [
 const FENCE = "```";
 const FUNCTION_OPENERS = ["<function=", '<function name="'];
 const FUNCTION_CLOSE = "</function>";
+// The openers of the explicit pass, each with its closer: the tags, then the XML function element.
+const REGION_KINDS = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
 const PARAMETER_OPENERS = ["<parameter=", '<parameter name="'];
 const PARAMETER_CLOSE = "</parameter>";
 const CALL_PREFIX = "call:";
@@ -143,12 +147,13 @@ class Verdict {
   // nothing: the calls that may run are every call, or none.
   judgeResponse() {
     if (this.calls.length === 0) return;
+    sortCalls(this.calls);
     const calls = [];
-    const marked = UNSAFE_KEY_MARKS.some((mark) => this.raw.includes(mark)); // most texts have no mark at all
+    const marks = new UnsafeKeyMarks(this.raw);
     for (const call of this.calls) {
       const start = call.span[0];
       const end = call.span[1];
-      if (marked && mayHoldUnsafeKey(this.raw, start, end) && holdsUnsafeKey(call.arguments)) this.reject("unsafe-key", call.format, start, end, call.name);
+      if (marks.within(start, end) && holdsUnsafeKey(call.arguments)) this.reject("unsafe-key", call.format, start, end, call.name);
       else calls.push(call);
     }
     let reason;
@@ -165,12 +170,7 @@ class Verdict {
   }
 
   result() {
-    this.judgeResponse();
-    // Array sort is not adaptive in every engine (QuickJS-ng): skip it when the calls are in
-    // order already, as they are unless passes interleave.
-    if (this.calls.some((call, k) => k > 0 && compareSpans(this.calls[k - 1].span, call.span) > 0)) {
-      this.calls.sort((a, b) => compareSpans(a.span, b.span));
-    }
+    this.judgeResponse(); // (which sorts the calls)
     this.rejected.sort(compareRejections);
     const listed = this.rejected.slice(0, MAX_LISTED_REJECTIONS).map(([start, end, reason, fmt, name]) => (
       { format: fmt, name: typeof name === "function" ? name() : name, reason, span: [start, end] }));
@@ -237,10 +237,32 @@ function callFromText(u, start, end, allowed) {
   return callFromValue(value, allowed);
 }
 
-// False when raw[start:end] cannot hold an unsafe key: no such word and no \u escape in it.
-function mayHoldUnsafeKey(raw, start, end) {
-  const text = raw.slice(start, end);
-  return UNSAFE_KEY_MARKS.some((mark) => text.includes(mark));
+// Calls in span order. Array sort is not adaptive in every engine (QuickJS-ng): skip it when the
+// calls are in order already, as they are unless passes interleave.
+function sortCalls(calls) {
+  if (calls.some((call, k) => k > 0 && compareSpans(calls[k - 1].span, call.span) > 0)) {
+    calls.sort((a, b) => compareSpans(a.span, b.span));
+  }
+}
+
+// Where UNSAFE_KEY_MARKS occur in the raw text, asked of spans in increasing order of start: each
+// mark's next occurrence is searched for from the first span on and again only once a span starts
+// past it, so the searches move forward only and cover the text from the first call on once.
+class UnsafeKeyMarks {
+  constructor(raw) {
+    this.raw = raw;
+    this.next = UNSAFE_KEY_MARKS.map(() => -2); // per mark: its next occurrence, -1 if none, -2 not yet searched
+  }
+
+  // False when raw[start:end] cannot hold an unsafe key: no such word and no \u escape in it.
+  within(start, end) {
+    for (let k = 0; k < UNSAFE_KEY_MARKS.length; k += 1) {
+      let at = this.next[k];
+      if (at !== -1 && at < start) at = this.next[k] = this.raw.indexOf(UNSAFE_KEY_MARKS[k], start);
+      if (at !== -1 && at + UNSAFE_KEY_MARKS[k].length <= end) return true;
+    }
+    return false;
+  }
 }
 
 // True when an object at any depth of `value` has one of UNSAFE_KEYS. Parsed objects have no
@@ -337,37 +359,63 @@ function callSyntax(u, start, end, allowed) {
 
 // ---------------------------------------------------------------- the text being parsed
 
-// The response under parse: its raw units, a working copy that each pass blanks where it has
-// claimed a region, and which units are quoted data.
+// The response under parse: its raw units, the text the passes read, in which each pass blanks
+// the regions it has claimed, and which units are quoted data.
 // Quoted units lie inside a JSON string literal (see quotedMask in json-core.js). A marker there
 // (<think>, a tag, <function=...>) is part of a value, not markup, so `find` skips it; this
 // keeps a call's arguments byte for byte what the model wrote. Openers that could make
 // something run are skipped inside any string; tag closers and <think> only inside a closed
 // string of a closed object, so an unterminated quote can neither unmask reasoning nor stretch
 // a region over the markup after it; XML closers always count.
+// Nothing here is per unit until a marker is found: the quoted mask is made when a found marker
+// must be checked against it (most responses hold no marker at all), and blanking builds the
+// next text once per pass, from the regions it claimed.
 class Text {
   constructor(raw) {
     this.raw = raw;
-    this.quoted = quotedMask(raw);
-    this.chars = raw.split("");
+    this.quoted = null; // quotedMask(raw), made when first needed
     this.u = raw;
+    this.blanks = []; // [start, end, fill] of each region this pass has blanked, in document order
     this.blanked = 0; // how many regions have been blanked so far
   }
 
-  // Overwrite [start, end) with `fill`, keeping line feeds so lines survive. The range is
-  // overwritten whole by the engine and its line feeds are put back, found in the raw text:
-  // blanking never writes or removes one, so they stand where they stand there. They are searched
-  // for in a copy of the range, as indexOf has no end and must not look past it.
+  // Overwrite [start, end) with `fill`, keeping line feeds so lines survive; seen from the next
+  // pass on (commit).
   blank(start, end, fill) {
     this.blanked += 1;
-    this.chars.fill(fill, start, end);
-    const range = this.raw.slice(start, end);
-    for (let k = range.indexOf("\n"); k !== -1; k = range.indexOf("\n", k + 1)) this.chars[start + k] = "\n";
+    this.blanks.push([start, end, fill]);
   }
 
-  // Make the blanking done so far visible to the next pass.
+  // Make the blanking done so far visible to the next pass: the text is copied once, its blanked
+  // regions written as fill with their line feeds kept (blanking never writes or removes one, so
+  // they stand where they stand in the text before).
   commit() {
-    this.u = this.chars.join("");
+    const blanks = this.blanks;
+    if (blanks.length === 0) return;
+    this.blanks = [];
+    if (blanks.some((region, k) => k > 0 && region[0] < blanks[k - 1][0])) blanks.sort((a, b) => a[0] - b[0]);
+    const u = this.u;
+    const pieces = [];
+    let at = 0; // u[0:at] is written
+    let lf = u.indexOf("\n"); // the first line feed at or after `at`, or -1: searches move forward only
+    for (let k = 0; k < blanks.length; k += 1) {
+      const start = Math.max(blanks[k][0], at); // (regions of one pass do not overlap; if they did, the union is blanked)
+      const end = blanks[k][1];
+      const fill = blanks[k][2];
+      if (end <= start) continue;
+      pieces.push(u.slice(at, start));
+      while (lf !== -1 && lf < start) lf = u.indexOf("\n", lf + 1);
+      let from = start;
+      while (lf !== -1 && lf < end) {
+        pieces.push(fill.repeat(lf - from), "\n");
+        from = lf + 1;
+        lf = u.indexOf("\n", from);
+      }
+      pieces.push(fill.repeat(end - from));
+      at = end;
+    }
+    pieces.push(u.slice(at));
+    this.u = pieces.join("");
   }
 
   // Next occurrence of `word` at or after `start` that does not begin in quoted data (units
@@ -375,6 +423,8 @@ class Text {
   find(word, start, end = null, quotedFrom = IN_STRING) {
     const limit = end === null ? this.u.length : end;
     let i = findIn(this.u, word, start, limit);
+    if (i === -1 || quotedFrom > IN_VALUE) return i; // (no unit is quoted above IN_VALUE)
+    if (this.quoted === null) this.quoted = quotedMask(this.raw);
     while (i !== -1 && this.quoted[i] >= quotedFrom) i = findIn(this.u, word, i + 1, limit);
     return i;
   }
@@ -423,7 +473,8 @@ function findFences(u) {
     if (skipWs(u, lineStart, i) === i) { // the line, trimmed, starts with ```
       const last = skipWsBack(u, i, lineEnd);
       if (opener === null) {
-        const info = asciiLower(u.slice(skipWs(u, i + 3, last), last));
+        const infoStart = skipWs(u, i + 3, last);
+        const info = infoStart === last ? "" : asciiLower(u.slice(infoStart, last));
         opener = [lineStart, Math.min(lineEnd + 1, u.length), info];
       } else if (last - i === 3) {
         fences.push([opener[0], opener[1], lineStart, lineEnd, opener[2]]);
@@ -441,11 +492,22 @@ function isJsonFence(info) {
 
 // ---------------------------------------------------------------- passes
 
+// False when u[start:end] (trimmed) cannot pass parseStrict because it opens an object or array
+// that it does not close at its end: a pass that only needs to know whether it parses can skip
+// reading the values of, say, a long array cut short.
+function mayBeOneContainer(u, start, end) {
+  const first = u.charCodeAt(start);
+  if (first === LBRACKET) return u.charCodeAt(end - 1) === RBRACKET;
+  if (first === LBRACE) return u.charCodeAt(end - 1) === RBRACE;
+  return true;
+}
+
 // A response that is nothing but a JSON array is a batch of calls, all or nothing.
 function wholeResponseArray(verdict, u) {
   const start = skipWs(u, 0, u.length);
+  if (start === u.length || u.charCodeAt(start) !== LBRACKET) return false;
   const end = skipWsBack(u, start, u.length);
-  if (start === end || u.charCodeAt(start) !== LBRACKET) return false;
+  if (!mayBeOneContainer(u, start, end)) return false;
   const spans = [];
   const value = parseStrict(u, start, end, spans);
   if (value instanceof JsonReject) return false;
@@ -460,9 +522,8 @@ function wholeResponseArray(verdict, u) {
 // Each region is judged by the own-line rule for regions (see fileRun): one that does not stand
 // on its own line is narration, and whatever it holds is refused as not-own-line.
 function explicitPass(verdict, text) {
-  const kinds = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
-  const closerLevel = new Map(TAGS.map(([, closer]) => [closer, IN_VALUE]));
-  closerLevel.set(FUNCTION_CLOSE, XML_CLOSERS_ALWAYS_COUNT);
+  if (text.u.indexOf("<") === -1) return; // (every opener begins with "<": most responses hold none)
+  const kinds = REGION_KINDS;
   const positions = [];
   kinds.forEach(([opener], kind) => {
     let i = text.find(opener, 0);
@@ -471,6 +532,7 @@ function explicitPass(verdict, text) {
       i = text.find(opener, i + opener.length);
     }
   });
+  if (positions.length === 0) return;
   positions.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const nextSame = new Array(positions.length).fill(-1); // where the next opener of the same closer starts
   const lastSeen = new Map();
@@ -495,7 +557,7 @@ function explicitPass(verdict, text) {
     const [opener, closer] = kinds[kind];
     const bodyStart = i + opener.length;
     const memo = nextClose.has(closer) ? nextClose.get(closer) : 0;
-    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, closerLevel.get(closer)));
+    if (memo !== -1 && memo < bodyStart) nextClose.set(closer, text.find(closer, bodyStart, null, kind < TAGS.length ? IN_VALUE : XML_CLOSERS_ALWAYS_COUNT));
     const closeAt = nextClose.get(closer);
     const isTag = kind < TAGS.length;
     const unclosed = closeAt === -1 || (isTag && nextSame[k] !== -1 && nextSame[k] < closeAt);
@@ -672,7 +734,7 @@ function fencePass(verdict, text, fences) {
     if (!isJsonFence(info)) continue;
     const start = skipWs(u, contentStart, contentEnd);
     const end = skipWsBack(u, start, contentEnd);
-    if (start === end) continue;
+    if (start === end || !mayBeOneContainer(u, start, end)) continue;
     const spans = [];
     const value = parseStrict(u, start, end, spans);
     if (value instanceof JsonReject) continue;
@@ -743,14 +805,14 @@ function narratedName(u, start, end) {
 // barePassUnlisted takes the rest of the candidates.
 function barePass(verdict, u) {
   const refusals = new Map(); // candidate text -> Rejected
-  const objects = scanObjects(u, 0, u.length);
-  for (let k = 0; k < objects.length; k += 1) {
+  const objects = scanObjects(u, 0, u.length); // flat: start, end of each
+  for (let k = 0; k < objects.length; k += 2) {
     if (!verdict.listsMore()) { // from here on it never does again (Verdict.beginPass)
       barePassUnlisted(verdict, u, objects, k, refusals);
       return;
     }
-    const objStart = objects[k][0];
-    const objEnd = objects[k][1];
+    const objStart = objects[k];
+    const objEnd = objects[k + 1];
     const ends = endsLine(u, objEnd);
     let starts = startsLine(u, objStart); // if so, no call: prefix can stand before it
     const prefixStart = starts ? -1 : callPrefixStart(u, objStart);
@@ -772,16 +834,16 @@ function barePass(verdict, u) {
   }
 }
 
-// The bare pass from objects[first] on, when no rejection filed now can be listed: what a refused
+// The bare pass from the object at objects[first] (its start; flat as scanObjects gives them) on, when no rejection filed now can be listed: what a refused
 // candidate is refused for no longer matters, only that it is. So a candidate is validated only if
 // it may be a call, on its own line with a text not refused before; every other one is counted,
 // and the count is filed once. A flood of refused candidates then costs little more than the
 // own-line checks.
 function barePassUnlisted(verdict, u, objects, first, refusals) {
   let unlisted = 0;
-  for (let k = first; k < objects.length; k += 1) {
-    const objStart = objects[k][0];
-    const objEnd = objects[k][1];
+  for (let k = first; k < objects.length; k += 2) {
+    const objStart = objects[k];
+    const objEnd = objects[k + 1];
     if (!endsLine(u, objEnd)) {
       unlisted += 1;
       continue;

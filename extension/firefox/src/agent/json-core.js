@@ -103,83 +103,91 @@ export function isWellFormed(u) {
 // or a JsonReject. If `spans` is an array and the value is an array, the [start, end] of each
 // element is pushed to it.
 export function parseStrict(u, start, end, spans = null) {
-  const value = valueAt(u, skipWs(u, start, end), end, 1, spans);
+  const read = new Read();
+  const value = valueAt(u, skipWs(u, start, end), end, 1, spans, read);
   if (value instanceof JsonReject) return value;
-  const i = skipWs(u, readEnd, end);
+  const i = skipWs(u, read.at, end);
   if (i !== end) return new JsonReject("invalid-json", i);
   return value;
 }
 
 // The exported readers return [value, index after it], or [JsonReject, index] at the first
 // failing check, as the Python twin's do. Inside, each reader (valueAt, objectAt, arrayAt,
-// stringAt, numberAt) returns the value or the JsonReject alone and leaves that index in
-// readEnd: a fresh pair per value was a large part of the time spent reading many short values,
-// in QuickJS and in V8. readEnd is read straight after the call that set it.
-let readEnd = 0;
+// stringAt, numberAt) returns the value or the JsonReject alone and leaves that index in its
+// Read: a fresh pair per value was a large part of the time spent reading many short values,
+// in QuickJS and in V8. `at` is read straight after the call that set it. One Read per document,
+// so no reader keeps state from one call to the next.
+class Read {
+  constructor() {
+    this.at = 0; // where the last reader stopped
+    this.bits = null; // an 8-byte view to split doubles (literalToDouble), made when first needed
+  }
+}
 
-function failAt(reason, i) {
-  readEnd = i;
+function failAt(reason, i, read) {
+  read.at = i;
   return new JsonReject(reason, i);
 }
 
-function endAt(value, i) {
-  readEnd = i;
+function endAt(value, i, read) {
+  read.at = i;
   return value;
 }
 
 // Read one value at u[i]. `depth` is this value's depth; `spans`, if an array, receives the
 // spans of an array's elements.
 export function readValue(u, i, end, depth, spans = null) {
-  const value = valueAt(u, i, end, depth, spans);
-  return [value, readEnd];
+  const read = new Read();
+  const value = valueAt(u, i, end, depth, spans, read);
+  return [value, read.at];
 }
 
-function valueAt(u, i, end, depth, spans) {
-  if (i >= end) return failAt("invalid-json", i);
+function valueAt(u, i, end, depth, spans, read) {
+  if (i >= end) return failAt("invalid-json", i, read);
   const c = u.charCodeAt(i);
-  if (c === QUOTE) return stringAt(u, i, end);
-  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return numberAt(u, i, end);
+  if (c === QUOTE) return stringAt(u, i, end, read);
+  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return numberAt(u, i, end, read);
   if (c === LBRACE || c === LBRACKET) {
-    if (depth > MAX_DEPTH) return failAt("too-deep", i);
-    if (c === LBRACE) return objectAt(u, i, end, depth);
-    return arrayAt(u, i, end, depth, spans);
+    if (depth > MAX_DEPTH) return failAt("too-deep", i, read);
+    if (c === LBRACE) return objectAt(u, i, end, depth, read);
+    return arrayAt(u, i, end, depth, spans, read);
   }
-  if (c === 0x74 && startsAt(u, "true", i, end)) return endAt(true, i + 4);
-  if (c === 0x66 && startsAt(u, "false", i, end)) return endAt(false, i + 5);
-  if (c === 0x6e && startsAt(u, "null", i, end)) return endAt(null, i + 4);
-  return failAt("invalid-json", i);
+  if (c === 0x74 && startsAt(u, "true", i, end)) return endAt(true, i + 4, read);
+  if (c === 0x66 && startsAt(u, "false", i, end)) return endAt(false, i + 5, read);
+  if (c === 0x6e && startsAt(u, "null", i, end)) return endAt(null, i + 4, read);
+  return failAt("invalid-json", i, read);
 }
 
 // Reads its units as arrayAt does (see there).
-function objectAt(u, i, end, depth) {
+function objectAt(u, i, end, depth, read) {
   const obj = newObject();
   i = skipWs(u, i + 1, end);
   let c = i < end ? u.charCodeAt(i) : -1;
-  if (c === RBRACE) return endAt(obj, i + 1);
+  if (c === RBRACE) return endAt(obj, i + 1, read);
   for (;;) {
-    if (c !== QUOTE) return failAt("invalid-json", i);
+    if (c !== QUOTE) return failAt("invalid-json", i, read);
     const keyAt = i;
-    const key = stringAt(u, i, end);
+    const key = stringAt(u, i, end, read);
     if (key instanceof JsonReject) return key;
-    i = readEnd;
+    i = read.at;
     c = i < end ? u.charCodeAt(i) : -1;
     if (c <= SPACE) {
       i = skipWs(u, i, end);
       c = i < end ? u.charCodeAt(i) : -1;
     }
-    if (c !== COLON) return failAt("invalid-json", i);
+    if (c !== COLON) return failAt("invalid-json", i, read);
     i += 1;
     c = i < end ? u.charCodeAt(i) : -1;
     if (c <= SPACE) {
       i = skipWs(u, i, end);
       c = i < end ? u.charCodeAt(i) : -1;
     }
-    const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end) : valueAt(u, i, end, depth + 1, null);
+    const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end, read) : valueAt(u, i, end, depth + 1, null, read);
     if (value instanceof JsonReject) return value;
     // `in` is hasKey here: obj has no prototype to inherit a key from.
-    if (key in obj) return new JsonReject("duplicate-key", keyAt); // readEnd: just past the value
+    if (key in obj) return new JsonReject("duplicate-key", keyAt); // read.at: just past the value
     obj[key] = value;
-    i = readEnd;
+    i = read.at;
     c = i < end ? u.charCodeAt(i) : -1;
     if (c <= SPACE) {
       i = skipWs(u, i, end);
@@ -194,8 +202,8 @@ function objectAt(u, i, end, depth) {
       }
       continue;
     }
-    if (c === RBRACE) return endAt(obj, i + 1);
-    return failAt("invalid-json", i);
+    if (c === RBRACE) return endAt(obj, i + 1, read);
+    return failAt("invalid-json", i, read);
   }
 }
 
@@ -203,17 +211,17 @@ function objectAt(u, i, end, depth) {
 // costs about 55 ns and a call about 35), so the loop keeps `c`, the unit at i, and reads each
 // unit once: whitespace is skipped only where the unit is at or below SPACE, and an element that
 // starts with a digit or "-" goes to numberAt at once rather than through valueAt.
-function arrayAt(u, i, end, depth, spans) {
+function arrayAt(u, i, end, depth, spans, read) {
   const items = [];
   i = skipWs(u, i + 1, end);
   let c = i < end ? u.charCodeAt(i) : -1;
-  if (c === RBRACKET) return endAt(items, i + 1);
+  if (c === RBRACKET) return endAt(items, i + 1, read);
   for (;;) {
-    const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end) : valueAt(u, i, end, depth + 1, null);
+    const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end, read) : valueAt(u, i, end, depth + 1, null, read);
     if (value instanceof JsonReject) return value;
     items.push(value);
-    if (spans !== null) spans.push([i, readEnd]);
-    i = readEnd;
+    if (spans !== null) spans.push([i, read.at]);
+    i = read.at;
     c = i < end ? u.charCodeAt(i) : -1;
     if (c <= SPACE) { // (also at the end, c = -1)
       i = skipWs(u, i, end);
@@ -228,8 +236,8 @@ function arrayAt(u, i, end, depth, spans) {
       }
       continue;
     }
-    if (c === RBRACKET) return endAt(items, i + 1);
-    return failAt("invalid-json", i);
+    if (c === RBRACKET) return endAt(items, i + 1, read);
+    return failAt("invalid-json", i, read);
   }
 }
 
@@ -256,18 +264,19 @@ function hex4(u, i, end) {
 // is checked for them only if it holds a surrogate at all, and assembled from parts only if it
 // holds an escape (Python finds both with regular expressions; here each unit is looked at once).
 export function readString(u, i, end) {
-  const value = stringAt(u, i, end);
-  return [value, readEnd];
+  const read = new Read();
+  const value = stringAt(u, i, end, read);
+  return [value, read.at];
 }
 
-function stringAt(u, i, end) {
+function stringAt(u, i, end, read) {
   const start = i;
   i += 1;
   const parts = [];
   let run = i;
   let surrogate = false;
   for (;;) {
-    if (i >= end) return failAt("invalid-json", i);
+    if (i >= end) return failAt("invalid-json", i, read);
     const c = u.charCodeAt(i);
     if (c === QUOTE) {
       let text = u.slice(run, i);
@@ -276,19 +285,19 @@ function stringAt(u, i, end) {
         text = parts.join("");
       }
       if (surrogate && !isWellFormed(text)) {
-        readEnd = i;
+        read.at = i;
         return new JsonReject("lone-surrogate", start);
       }
-      return endAt(text, i + 1);
+      return endAt(text, i + 1, read);
     }
-    if (c < 0x20) return failAt("invalid-json", i);
+    if (c < 0x20) return failAt("invalid-json", i, read);
     if (c === BACKSLASH) {
       parts.push(u.slice(run, i));
-      if (i + 1 >= end) return failAt("invalid-json", i);
+      if (i + 1 >= end) return failAt("invalid-json", i, read);
       const e = u.charCodeAt(i + 1);
       if (e === 0x75) {
         const unit = hex4(u, i + 2, end);
-        if (unit instanceof JsonReject) return endAt(unit, i);
+        if (unit instanceof JsonReject) return endAt(unit, i, read);
         if (unit >= 0xd800 && unit <= 0xdfff) surrogate = true;
         parts.push(String.fromCharCode(unit));
         i += 6;
@@ -296,7 +305,7 @@ function stringAt(u, i, end) {
         parts.push(ESCAPES[e]);
         i += 2;
       } else {
-        return failAt("invalid-json", i);
+        return failAt("invalid-json", i, read);
       }
       run = i;
       continue;
@@ -308,8 +317,9 @@ function stringAt(u, i, end) {
 
 // Read a number; integers must be safe integers and every value must be finite.
 export function readNumber(u, i, end) {
-  const value = numberAt(u, i, end);
-  return [value, readEnd];
+  const read = new Read();
+  const value = numberAt(u, i, end, read);
+  return [value, read.at];
 }
 
 // One pass over the literal, which also adds up its digits, all of them as one integer
@@ -321,7 +331,7 @@ export function readNumber(u, i, end) {
 // correctly rounded (Clinger's fast path): the double literalToDouble returns, without a slice
 // or a conversion. Everything else goes to literalToDouble with the positions found here.
 // `c` is always the unit at i (-1 at the end), so each unit is read once.
-function numberAt(u, i, end) {
+function numberAt(u, i, end, read) {
   const start = i;
   let c = i < end ? u.charCodeAt(i) : -1;
   if (c === 0x2d) {
@@ -340,18 +350,18 @@ function numberAt(u, i, end) {
       c = i < end ? u.charCodeAt(i) : -1;
     } while (c >= 0x30 && c <= 0x39);
   } else {
-    return failAt("invalid-json", i);
+    return failAt("invalid-json", i, read);
   }
   const intEnd = i;
   if (c !== 0x2e && c !== 0x65 && c !== 0x45) {
-    readEnd = i;
+    read.at = i;
     if (intEnd - intStart > 16 || mantissa > MAX_SAFE_INTEGER) return new JsonReject("number-out-of-range", start);
     return intStart > start ? -mantissa : mantissa;
   }
   if (c === 0x2e) {
     i += 1;
     c = i < end ? u.charCodeAt(i) : -1;
-    if (c < 0x30 || c > 0x39) return failAt("invalid-json", i);
+    if (c < 0x30 || c > 0x39) return failAt("invalid-json", i, read);
     do {
       mantissa = mantissa * 10 + (c - 0x30);
       i += 1;
@@ -368,7 +378,7 @@ function numberAt(u, i, end) {
       i += 1;
       c = i < end ? u.charCodeAt(i) : -1;
     }
-    if (c < 0x30 || c > 0x39) return failAt("invalid-json", i);
+    if (c < 0x30 || c > 0x39) return failAt("invalid-json", i, read);
     let exponent = 0;
     do {
       if (exponent < 1e6) exponent = exponent * 10 + (c - 0x30); // past 10^6 only "large" matters
@@ -377,13 +387,13 @@ function numberAt(u, i, end) {
     } while (c >= 0x30 && c <= 0x39);
     scale += negative ? -exponent : exponent;
   }
-  readEnd = i;
+  read.at = i;
   let value;
   if (mantissa <= MAX_SAFE_INTEGER && scale >= -22 && scale <= 22) {
     const magnitude = timesPowerOfTen(mantissa, scale);
     value = intStart > start ? -magnitude : magnitude;
   } else {
-    value = literalToDouble(u, start, intStart, intEnd, fracEnd, i);
+    value = literalToDouble(u, start, intStart, intEnd, fracEnd, i, read);
     if (!Number.isFinite(value)) return new JsonReject("number-out-of-range", start);
   }
   return value;
@@ -406,8 +416,9 @@ const KEPT_DIGITS = 800;
 // largest double), as Python's float() reads it, however many digits the literal has. Its
 // integer digits are u[intStart:intEnd] (a minus sign before them if intStart > start), its
 // fraction digits u[intEnd + 1:fracEnd] if fracEnd > intEnd, and an exponent part follows if
-// fracEnd < end: numberAt found these, so the literal is not scanned for them again.
-function literalToDouble(u, start, intStart, intEnd, fracEnd, end) {
+// fracEnd < end: numberAt found these, so the literal is not scanned for them again. `read` lends
+// the exact comparison its view of a double's bits.
+function literalToDouble(u, start, intStart, intEnd, fracEnd, end, read) {
   const negative = intStart > start;
   const fraction = fracEnd > intEnd ? fracEnd - intEnd - 1 : 0;
   if (intEnd - intStart + fraction <= TRUSTED_DIGITS) return parseFloat(u.slice(start, end)); // at most 19 digits in all
@@ -432,7 +443,7 @@ function literalToDouble(u, start, intStart, intEnd, fracEnd, end) {
   if (digits.length === 0 || point <= -324) magnitude = 0; // below half the smallest double
   else if (point > 309) magnitude = Infinity; // 10^309 is past the largest double
   else if (digits.length <= TRUSTED_DIGITS) magnitude = parseFloat(digits + "e" + exponent);
-  else magnitude = nearestDouble(digits, exponent);
+  else magnitude = nearestDouble(digits, exponent, read);
   return negative ? -magnitude : magnitude;
 }
 
@@ -441,7 +452,7 @@ function literalToDouble(u, start, intStart, intEnd, fracEnd, end) {
 // engine reads exactly; when both round to the same double that is the answer. Otherwise walk up
 // from the lower one while the value lies past the midpoint to the next double, comparing in
 // exact BigInt arithmetic.
-function nearestDouble(digits, exponent) {
+function nearestDouble(digits, exponent, read) {
   if (digits.length > KEPT_DIGITS) {
     exponent += digits.length - KEPT_DIGITS - 1;
     digits = digits.slice(0, KEPT_DIGITS) + "1";
@@ -452,7 +463,8 @@ function nearestDouble(digits, exponent) {
   const top = parseFloat(increment(head) + "e" + headExponent);
   if (x === top) return x;
   const value = BigInt(digits);
-  while (x < top && !roundsDown(value, exponent, x)) x = nextUp(x);
+  if (read.bits === null) read.bits = doubleView();
+  while (x < top && !roundsDown(value, exponent, x, read.bits)) x = nextUp(x, read.bits);
   return x;
 }
 
@@ -460,8 +472,8 @@ function nearestDouble(digits, exponent) {
 // it lies below their midpoint (2f + 1) * 2^(e-1), or on it and x's significand is even. As
 // 10^exponent = 5^exponent * 2^exponent, the comparison multiplies one side by a power of five
 // and shifts one side once: smaller numbers, and fewer of them, than with a power of ten.
-function roundsDown(value, exponent, x) {
-  const [f, e] = doubleParts(x);
+function roundsDown(value, exponent, x, bits) {
+  const [f, e] = doubleParts(x, bits);
   let left = value;
   let right = (f << 1n) | 1n;
   if (exponent >= 0) left *= powerOfFive(exponent);
@@ -471,8 +483,6 @@ function roundsDown(value, exponent, x) {
   else left <<= BigInt(-shift);
   return left < right || (left === right && (f & 1n) === 0n);
 }
-
-const SCRATCH = new DataView(new ArrayBuffer(8));
 
 // 10^n and 5^n as BigInts (n >= 0), remembered: the exact paths use the same few hundred powers
 // again and again. Exponents are bounded (|n| < 1,200 for any literal or double), and so are the
@@ -497,21 +507,28 @@ function cachedPower(powers, base, n) {
   return power;
 }
 
-// [f, e] with x = f * 2^e exactly: f a BigInt below 2^53, e >= -1074 (x finite, > 0).
-function doubleParts(x) {
-  SCRATCH.setFloat64(0, x);
-  const biased = (SCRATCH.getUint32(0) >>> 20) & 0x7ff;
-  const f = SCRATCH.getBigUint64(0) & 0xfffffffffffffn; // the 52 stored bits
+// A view of 8 bytes, to read a double's bits. Made per call that needs one (a read, a search),
+// never shared between calls; making one costs about a microsecond in V8 (an ArrayBuffer).
+function doubleView() {
+  return new DataView(new ArrayBuffer(8));
+}
+
+// [f, e] with x = f * 2^e exactly: f a BigInt below 2^53, e >= -1074 (x finite, > 0), read
+// through `bits`, a doubleView.
+function doubleParts(x, bits) {
+  bits.setFloat64(0, x);
+  const biased = (bits.getUint32(0) >>> 20) & 0x7ff;
+  const f = bits.getBigUint64(0) & 0xfffffffffffffn; // the 52 stored bits
   return biased === 0 ? [f, -1074] : [f | 0x10000000000000n, biased - 1075];
 }
 
 // The next double up from x (x finite, >= 0): the next bit pattern; after the largest, Infinity.
-function nextUp(x) {
-  SCRATCH.setFloat64(0, x);
-  const low32 = SCRATCH.getUint32(4);
-  if (low32 === 0xffffffff) SCRATCH.setUint32(0, SCRATCH.getUint32(0) + 1);
-  SCRATCH.setUint32(4, low32 === 0xffffffff ? 0 : low32 + 1);
-  return SCRATCH.getFloat64(0);
+function nextUp(x, bits) {
+  bits.setFloat64(0, x);
+  const low32 = bits.getUint32(4);
+  if (low32 === 0xffffffff) bits.setUint32(0, bits.getUint32(0) + 1);
+  bits.setUint32(4, low32 === 0xffffffff ? 0 : low32 + 1);
+  return bits.getFloat64(0);
 }
 
 // ---------------------------------------------------------------- balanced-object scanner
@@ -521,58 +538,78 @@ function nextUp(x) {
 // Recovery without restarts: an object that closes inside a brace that never closes is
 // promoted to top level, and a string cannot span a line feed (JSON forbids it), so a line
 // feed inside a string abandons every open brace. Objects nested in a closed object are
-// never candidates. If `strings` is an array, every string literal begun inside braces is
-// pushed to it as [start, end, closed]: an unterminated one ends at the line feed or the end
-// of the text that cut it off.
+// never candidates. The ranges come as one flat list, start and end of each in turn (no array
+// per object: a flood of them is thousands). If `strings` is an array, every string literal
+// begun inside braces is pushed to it as start, end and 1 if closed (else 0), flat as well: an
+// unterminated one ends at the line feed or the end of the text that cut it off.
+// Outside every brace only an opening brace matters (SPEC.md 4: quotes and closers there are
+// prose), so the scan jumps from one to the next with indexOf, at the engine's search speed:
+// prose costs no step of its own. Inside braces each unit is looked at once.
 export function scanObjects(u, start, end, strings = null) {
-  const found = [];
+  const found = []; // flat: start, end of each object
   const opens = []; // the index of each open brace
-  const pending = []; // objects closed inside open braces, in document order
-  let inString = false;
-  let escaped = false;
-  let stringStart = 0;
-
-  for (let i = start; i < end; i += 1) {
-    const c = u.charCodeAt(i);
-    if (inString) {
-      if (c === LF) {
-        if (strings !== null) strings.push([stringStart, i, false]);
-        for (let k = 0; k < pending.length; k += 1) found.push(pending[k]); // abandon the open braces: their closed children are promoted
-        pending.length = 0;
-        opens.length = 0;
-        inString = false;
-      } else if (escaped) {
-        escaped = false;
-      } else if (c === BACKSLASH) {
-        escaped = true;
-      } else if (c === QUOTE) {
-        inString = false;
-        if (strings !== null) strings.push([stringStart, i + 1, true]);
+  const pending = []; // flat start, end of the objects closed inside open braces, in document order
+  let i = start;
+  while (i < end) {
+    if (opens.length === 0) {
+      // The next brace is looked for unit by unit for a few units, then by indexOf: in a flood of
+      // objects the next one is close by (an indexOf costs a call, 0.1 us in SpiderMonkey), and
+      // prose is skipped at the engine's search speed.
+      const near = i + 8 < end ? i + 8 : end;
+      while (i < near && u.charCodeAt(i) !== LBRACE) i += 1;
+      if (i === near) {
+        i = i < end ? u.indexOf("{", i) : -1;
+        if (i === -1 || i >= end) break;
       }
-      continue;
     }
+    const c = u.charCodeAt(i);
     if (c === LBRACE) {
       opens.push(i);
-    } else if (c === RBRACE && opens.length > 0) {
-      const opened = opens.pop();
-      // Objects nested in this one are not candidates: they are the pending ones that start
-      // after its brace, at the end of the list (all of it when no brace stays open).
+    } else if (c === RBRACE) {
       if (opens.length > 0) {
-        while (pending.length > 0 && pending[pending.length - 1][0] > opened) pending.pop();
-        pending.push([opened, i + 1]);
-      } else {
-        pending.length = 0;
-        found.push([opened, i + 1]);
+        const opened = opens.pop();
+        // Objects nested in this one are not candidates: they are the pending ones that start
+        // after its brace, at the end of the list (all of it when no brace stays open).
+        if (opens.length > 0) {
+          while (pending.length > 0 && pending[pending.length - 2] > opened) pending.length -= 2;
+          pending.push(opened, i + 1);
+        } else {
+          if (pending.length > 0) pending.length = 0;
+          found.push(opened, i + 1);
+        }
       }
-    } else if (c === QUOTE && opens.length > 0) {
-      inString = true;
-      escaped = false;
-      stringStart = i;
+    } else if (c === QUOTE) { // (a brace is open: outside braces the scan never stops here)
+      const quoteAt = i;
+      i = stringStop(u, i + 1, end);
+      if (i === end) { // unterminated at the end of the text
+        if (strings !== null) strings.push(quoteAt, end, 0);
+        break;
+      }
+      if (u.charCodeAt(i) === LF) {
+        if (strings !== null) strings.push(quoteAt, i, 0);
+        for (let k = 0; k < pending.length; k += 1) found.push(pending[k]); // abandon the open braces: their closed children are promoted
+        if (pending.length > 0) pending.length = 0;
+        opens.length = 0;
+      } else if (strings !== null) {
+        strings.push(quoteAt, i + 1, 1);
+      }
     }
+    i += 1;
   }
-  if (inString && strings !== null) strings.push([stringStart, end, false]);
   for (let k = 0; k < pending.length; k += 1) found.push(pending[k]);
   return found;
+}
+
+// Where the string literal whose contents begin at u[i] stops: its closing quote, the line feed
+// that cuts it off (an escaped one too: JSON strings cannot hold a raw line feed), or `end`.
+function stringStop(u, i, end) {
+  while (i < end) {
+    const c = u.charCodeAt(i);
+    if (c === QUOTE || c === LF) return i;
+    if (c === BACKSLASH && i + 1 < end && u.charCodeAt(i + 1) !== LF) i += 2; // the escaped unit is never a stop
+    else i += 1;
+  }
+  return end;
 }
 
 export const IN_STRING = 1; // inside any string literal begun within braces, even an unterminated one
@@ -586,19 +623,19 @@ export const IN_VALUE = 2; // inside a closed string literal of a closed object:
 export function quotedMask(u) {
   const strings = [];
   const objects = scanObjects(u, 0, u.length, strings);
-  objects.push([u.length + 1, u.length + 1]); // past every string, so the walk needs no bounds check
+  objects.push(u.length + 1, u.length + 1); // past every string, so the walk needs no bounds check
   const mask = new Uint8Array(u.length);
   let k = 0;
-  let objStart = objects[0][0]; // the first object that does not end before the string
-  let objEnd = objects[0][1];
-  for (let n = 0; n < strings.length; n += 1) {
-    const stringStart = strings[n][0]; // indexed, not destructured: QuickJS destructures slowly
-    const stringEnd = strings[n][1];
-    const closed = strings[n][2];
+  let objStart = objects[0]; // the first object that does not end before the string
+  let objEnd = objects[1];
+  for (let n = 0; n < strings.length; n += 3) {
+    const stringStart = strings[n];
+    const stringEnd = strings[n + 1];
+    const closed = strings[n + 2] === 1;
     while (objEnd <= stringStart) {
-      k += 1;
-      objStart = objects[k][0];
-      objEnd = objects[k][1];
+      k += 2;
+      objStart = objects[k];
+      objEnd = objects[k + 1];
     }
     const stop = closed ? stringEnd - 1 : stringEnd;
     if (stop > stringStart + 1) {
@@ -762,7 +799,7 @@ function decrement(digits) {
 
 // True when x = m * 10^exponent / 2 exactly (exponent < 0), in BigInt arithmetic.
 function isHalfway(x, m, exponent) {
-  const [f, e] = doubleParts(x);
+  const [f, e] = doubleParts(x, doubleView()); // (rare: a possible tie)
   const scaled = f * powerOfTen(-exponent); // x * 10^-exponent = f * 2^e * 10^-exponent
   return e + 1 >= 0 ? scaled << BigInt(e + 1) === m : scaled === m << BigInt(-e - 1);
 }
@@ -770,7 +807,7 @@ function isHalfway(x, m, exponent) {
 // The exact search behind shortestByRoundTrip, for an engine whose conversions misbehave:
 // [digits, n] as above, by BigInt arithmetic over x's rounding interval (exported for the tests).
 export function shortestDigits(x) {
-  const [f, e] = doubleParts(x);
+  const [f, e] = doubleParts(x, doubleView());
   const asymmetric = e > -1074 && f === 1n << 52n; // the gap below a power of two is half
   const unit = e >= 0 ? 1n << BigInt(e) : 1n;
   const den = 4n * (e >= 0 ? 1n : 1n << BigInt(-e));

@@ -145,10 +145,18 @@ export function shortestOfNearest(x) {
   return [text[0] + text.slice(2, e), n];
 }
 
-// True when x (finite, > 0) is a power of two: its stored significand bits are all zero.
+// True when x (a normal double, > 0) is a power of two, by arithmetic alone (a view of its bits
+// costs an ArrayBuffer per call, or state kept between calls). Let y = x, scaled by 2^200 if
+// small so that y * 2^-53 is normal too (scaling by a power of two is exact and keeps the
+// answer), and y = m * 2^e with 1 <= m < 2. The double nearest y * (1 - 2^-53) is y - 2^(e-53)
+// itself when m = 1 (the doubles below 2^e are that far apart), and y - 2^(e-52), one step
+// down, when m > 1 (y * 2^-53 is then more than half that step and less than a whole one).
+// So y minus it, an exact subtraction, is y * 2^-53 (exact) exactly when m = 1.
 function isPowerOfTwo(x) {
-  BITS.setFloat64(0, x);
-  return BITS.getUint32(4) === 0 && (BITS.getUint32(0) & 0xfffff) === 0;
+  const y = x < 1e-290 ? x * TWO_TO_THE_200 : x;
+  return y - y * ONE_MINUS_TWO_TO_THE_MINUS_53 === y * TWO_TO_THE_MINUS_53;
 }
 
-const BITS = new DataView(new ArrayBuffer(8));
+const TWO_TO_THE_200 = 1.6069380442589903e60;
+const TWO_TO_THE_MINUS_53 = 1.1102230246251565e-16;
+const ONE_MINUS_TWO_TO_THE_MINUS_53 = 0.9999999999999999; // the largest double below 1
