@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..coverage.record import dumps as coverage_dumps
 from ..gate import acknowledgements, policy
 from ..gate.checks import run_gate
 from ..gate.suggest import suggest
@@ -31,6 +32,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks (- for stdout)")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    parser.add_argument("--coverage", metavar="PATH",
+                        help="write the coverage the coverage check judged (JSON, as `run --coverage`)")
     parser.add_argument("--suggest", action="store_true",
                         help="run nothing: print the glue and manifest_keys the trees need, each with the reason found")
     parser.set_defaults(handler=main)
@@ -55,7 +58,7 @@ def main(args) -> int:
     project = load_project(args.config)
     if args.suggest:
         return print_suggestion(project)
-    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings", "coverage")}
     baseline, acknowledged = policy_inputs(args)
     recorded = _recorded(args.results)
     corpus, problems = load(args, project)
@@ -74,6 +77,7 @@ def main(args) -> int:
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(gate.run)),
         write(outputs["timings"], json.dumps(build.timings(gate.run), indent=1, sort_keys=True) + "\n"),
+        write(outputs["coverage"], coverage_dumps(gate.coverage)) if gate.coverage is not None else None,
     ) if e]
     failed = [c for c in gate.checks if not c.ok]
     if failed:

@@ -1,0 +1,77 @@
+"""The gate's coverage check: every block of the verified modules ran in some case.
+
+A differential gate only judges the behaviour some case reaches: a rule that fires on an input
+no case has passes every parity check. So each block that no case ran fails the gate, naming the
+module and the line, unless ``[tool.extparity.gate].unreachable`` lists its lines with a reason;
+a listed range that cases now run is stale and fails too, as stale deviations do. The reference's
+branch coverage must reach ``reference_branch_floor`` percent. Without coverage (no Chromium
+engine, or a merged result that carries none) the check fails: it cannot say the code ran.
+"""
+
+from __future__ import annotations
+
+from ..project.config import Project
+from ..project.words import count
+
+FIX = "add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable with a reason"
+
+
+def verdict(project: Project, document: dict | None, missing: str = "") -> tuple[list[str], str]:
+    if document is None:
+        return [missing or "no coverage was recorded"], ""
+    engines = document.get("engines", {})
+    if not engines:
+        return ["no coverage: no Chromium engine ran (block coverage is read from Chromium's DevTools profiler); "
+                "configure an engine of kind chromium"], ""
+    problems = [f"{name}: {info['status']}: its coverage is incomplete" for name, info in engines.items()
+                if info["status"] != "ok"]
+    problems += list(document.get("problems", []))
+    listed = list(project.gate.unreachable)
+    used = set()
+    modules = document.get("modules", {})
+    not_run = []
+    for path, module in modules.items():
+        for block in module["uncovered"]:
+            first, last = block["lines"]
+            excuse = next((u for u in listed if u.module == path and u.first <= first and last <= u.last), None)
+            if excuse is not None:
+                used.add(excuse)
+                continue
+            code = block["source"].strip().splitlines()[0].strip() if block["source"].strip() else ""
+            where = f"{path}:{first}" + (f"-{last}" if last != first else "")
+            not_run.append(f"{where}: no case runs this block ({code[:80]}); {FIX}")
+    for entry in listed:
+        if entry.module not in modules:
+            problems.append(f"unreachable {entry.module}:{entry.lines}: not a verified module "
+                            f"({', '.join(modules) or 'none'})")
+        elif entry not in used:
+            problems.append(f"unreachable {entry.module}:{entry.lines}: stale, cases run these lines now: remove it")
+    reference = document.get("reference")
+    branch_floor = project.gate.reference_branch_floor
+    ref_line = ""
+    if reference is not None:
+        if reference.get("problem"):
+            problems.append(f"reference {reference['engine']}: {reference['problem']}")
+        rate = 100.0 * reference["branches_run"] / reference["branches"] if reference["branches"] else 0.0
+        ref_line = (f"; reference: {reference['branches_run']} of {reference['branches']} branches "
+                    f"({rate:.1f}%, floor {branch_floor:g}%)")
+        if rate < branch_floor:
+            problems.append(f"reference {reference['engine']}: {rate:.1f}% of its branches ran, below the floor of "
+                            f"{branch_floor:g}% ([tool.extparity.gate].reference_branch_floor)")
+    elif branch_floor > 0:
+        problems.append("reference: no branch coverage was recorded, but [tool.extparity.gate].reference_branch_floor "
+                        "asks for one (name its files in [tool.extparity.coverage].reference)")
+    blocks = sum(m["blocks"] for m in modules.values())
+    run = sum(m["blocks_run"] for m in modules.values())
+    floor = project.gate.block_coverage_floor
+    block_rate = 100.0 * run / blocks if blocks else 100.0
+    if floor >= 100 or block_rate < floor:
+        problems = not_run + problems
+    below = (f"; {count(len(not_run), 'range')} not run, allowed by block_coverage_floor {floor:g}%"
+             if not_run and floor < 100 and block_rate >= floor else "")
+    functions = sum(m["functions"] for m in modules.values())
+    excused = "; ".join(f"{u.module}:{u.lines} ({u.reason})" for u in listed if u in used)
+    line = (f"{count(len(modules), 'verified module')}: {run} of {blocks} blocks and "
+            f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
+            f"{', '.join(engines)}; unreachable by config: {excused or 'none'}{below}{ref_line}")
+    return problems, line
