@@ -2,11 +2,13 @@
 
 V8's precise block coverage (``Profiler.takePreciseCoverage`` with ``detailed``) reports, per
 function, its range and the nested ranges whose count differs from the range around them;
-ranges with equal counts are merged away, so the set of ranges depends on what ran. A block
-here is every distinct range any take reported, plus every function of the source (see
-``sources``): its count in a take is that of the innermost range of the take that holds it,
-which is exactly V8's meaning of a merged range. Takes of one case name the cases that reach a
-block; the block's total is summed over the takes of whole batches, each case counted once.
+ranges with equal counts are merged away, nested ones into their parent and neighbours into one
+range, so the ranges of a take depend on what ran. What does not depend on it are the places
+where a range begins or ends: a merged range begins and ends where its parts did. So a block
+here is the stretch between two neighbouring such places (of any take, and of every function of
+the source, see ``sources``) inside a function; its count in a take is that of the innermost
+range of the take that holds it, which is V8's meaning of a merged range. Takes of one case name
+the cases that reach a block; totals are summed over the takes of whole batches.
 
 The module's own top-level code runs once at import, before coverage starts and before any
 case: its function (the whole script) is left out, and so are blocks outside every function.
@@ -81,15 +83,31 @@ class ModuleBlocks:
 
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.blocks: set[Range] = {(f.start, f.end) for f in source.functions}
+        self.functions = sorted((f.start, f.end) for f in source.functions)
+        self.places: set[int] = {p for f in self.functions for p in f}
+        self._blocks: list[Range] | None = None
 
     def learn(self, take: Take) -> None:
-        self.blocks.update((s, e) for s, e, _ in take.ranges.get(self.source.path, ()))
+        before = len(self.places)
+        for start, end, _ in take.ranges.get(self.source.path, ()):
+            self.places.add(start)
+            self.places.add(end)
+        if len(self.places) != before:
+            self._blocks = None
+
+    @property
+    def blocks(self) -> list[Range]:
+        """The stretches between neighbouring places that lie inside a function, in order."""
+        if self._blocks is None:
+            places = sorted(self.places)
+            self._blocks = [(a, b) for a, b in zip(places, places[1:])
+                            if any(s <= a and b <= e for s, e in self.functions)]
+        return self._blocks
 
     def tally(self, takes: list[Take]) -> tuple[dict[Range, int], dict[Range, list[str]]]:
         """Totals over the counting takes, and up to ``CASES_PER_BLOCK`` case ids per block from
         the takes of one case, in the order they ran."""
-        blocks = sorted(self.blocks)
+        blocks = self.blocks
         totals = dict.fromkeys(blocks, 0)
         reached: dict[Range, list[str]] = {block: [] for block in blocks}
         for take in takes:
@@ -105,11 +123,13 @@ class ModuleBlocks:
         return totals, reached
 
 
-def uncovered(blocks: list[Range], run: set[Range]) -> list[Range]:
-    """The outermost blocks that never ran (a block inside one that never ran did not either)."""
+def uncovered(blocks: list[Range], run: set[Range], joins=lambda end, start: end == start) -> list[Range]:
+    """The ranges no case ran: neighbouring blocks that never ran, joined (``joins(end, start)``
+    says whether what lies between two of them is no code)."""
     out: list[Range] = []
-    for block in sorted((b for b in blocks if b not in run), key=lambda b: (b[0], -b[1])):
-        if out and out[-1][0] <= block[0] and block[1] <= out[-1][1]:
-            continue
-        out.append(block)
+    for block in sorted(b for b in blocks if b not in run):
+        if out and joins(out[-1][1], block[0]):
+            out[-1] = (out[-1][0], block[1])
+        else:
+            out.append(block)
     return out

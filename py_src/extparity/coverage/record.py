@@ -120,7 +120,7 @@ def _module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dic
         functions.append({"name": f.name, "line": f.line, "start": f.start, "end": f.end,
                           "count": {name: totals.get(key, 0) for name, (totals, _) in per_engine.items()}})
     missed = []
-    for block in uncovered(blocks, run_anywhere):
+    for block in uncovered(blocks, run_anywhere, lambda end, start: not _meaningful(source, (end, start))):
         first, last = source.lines(*block)
         missed.append({"start": block[0], "end": block[1], "lines": [first, last],
                        "source": source.line_text(first, last)})
