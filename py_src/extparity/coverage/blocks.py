@@ -61,20 +61,22 @@ def read_take(result: list[dict], url_prefix: str, sources: dict[str, Source], c
 def counts_at(blocks: list[Range], ranges: list[tuple[int, int, int]]) -> dict[Range, int]:
     """Each block's count in one take: the count of the innermost range holding it (0 if none).
 
-    Ranges and blocks are syntactic spans, so they nest or are apart: one sweep in start order
-    with a stack of open ranges finds each block's innermost holder."""
-    events = sorted([(s, -e, 0, c) for s, e, c in ranges] + [(s, -e, 1, 0) for s, e in blocks])
-    stack: list[tuple[int, int]] = []  # (end, count) of the ranges open at this point
+    ``blocks`` are in order and apart (see ``ModuleBlocks.blocks``), and V8's ranges nest or are
+    apart, so one walk over both in start order, with a stack of the ranges open at each block,
+    finds each block's innermost holder: this runs for every take."""
+    ordered = sorted(ranges, key=lambda r: (r[0], -r[1]))
+    stack: list[tuple[int, int]] = []  # (end, count) of the ranges open at this point, innermost last
     found = {}
-    for start, negative_end, is_block, count in events:
-        end = -negative_end
-        while stack and stack[-1][0] <= start:
+    k = 0
+    for start, end in blocks:
+        while k < len(ordered) and ordered[k][0] <= start:
+            while stack and stack[-1][0] <= ordered[k][0]:
+                stack.pop()
+            stack.append((ordered[k][1], ordered[k][2]))
+            k += 1
+        while stack and stack[-1][0] < end:
             stack.pop()
-        if is_block:
-            holder = next((c for e, c in reversed(stack) if e >= end), 0)
-            found[(start, end)] = holder
-        else:
-            stack.append((end, count))
+        found[(start, end)] = stack[-1][1] if stack else 0
     return found
 
 
