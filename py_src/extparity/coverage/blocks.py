@@ -125,6 +125,16 @@ class ModuleBlocks:
         return totals, reached
 
 
+def function_totals(path: str, takes: list[Take]) -> dict[Range, int]:
+    """How often each function of a module ran, over the counting takes (V8's own range of it)."""
+    totals: dict[Range, int] = {}
+    for take in takes:
+        if take.counts:
+            for start, end, n in take.functions.get(path, ()):
+                totals[(start, end)] = totals.get((start, end), 0) + n
+    return totals
+
+
 def uncovered(blocks: list[Range], run: set[Range], joins=lambda end, start: end == start) -> list[Range]:
     """The ranges no case ran: neighbouring blocks that never ran, joined (``joins(end, start)``
     says whether what lies between two of them is no code)."""

@@ -19,7 +19,7 @@ from ..engines.kinds.python import PythonEngine
 from ..project.config import Project
 from ..subject.linker import LinkError
 from . import reference
-from .blocks import ModuleBlocks, Take, uncovered
+from .blocks import ModuleBlocks, Take, function_totals, uncovered
 from .sources import Source, verified_sources
 
 SCHEMA = 1
@@ -82,8 +82,9 @@ class Recorder:
                 for take in takes:
                     model.learn(take)
             per_engine = {name: model.tally(takes) for name, takes in sorted(self.takes.items())}
+            calls = {name: function_totals(path, takes) for name, takes in sorted(self.takes.items())}
             blocks = sorted(b for b in model.blocks if _meaningful(source, b))
-            modules[path] = _module_entry(source, blocks, per_engine)
+            modules[path] = _module_entry(source, blocks, per_engine, calls)
         return modules
 
     def _reference(self) -> dict | None:
@@ -103,7 +104,7 @@ def _utf16_slice(text: str, start: int, end: int) -> str:
     return text.encode("utf-16-le", "surrogatepass")[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
 
 
-def _module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict) -> dict:
+def _module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict, calls: dict) -> dict:
     run_anywhere = {b for b in blocks if any(totals[b] for totals, _ in per_engine.values())}
     rows = []
     for block in blocks:
@@ -118,7 +119,7 @@ def _module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dic
     for f in source.functions:
         key = (f.start, f.end)
         functions.append({"name": f.name, "line": f.line, "start": f.start, "end": f.end,
-                          "count": {name: totals.get(key, 0) for name, (totals, _) in per_engine.items()}})
+                          "count": {name: by_function.get(key, 0) for name, by_function in calls.items()}})
     missed = []
     for block in uncovered(blocks, run_anywhere, lambda end, start: not _meaningful(source, (end, start))):
         first, last = source.lines(*block)

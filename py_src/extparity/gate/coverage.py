@@ -70,7 +70,12 @@ def verdict(project: Project, document: dict | None, missing: str = "") -> tuple
     below = (f"; {count(len(not_run), 'range')} not run, allowed by block_coverage_floor {floor:g}%"
              if not_run and floor < 100 and block_rate >= floor else "")
     functions = sum(m["functions"] for m in modules.values())
-    excused = "; ".join(f"{u.module}:{u.lines} ({u.reason})" for u in listed if u in used)
+    by_module: dict[str, int] = {}
+    for u in listed:
+        if u in used:
+            by_module[u.module.rsplit("/", 1)[-1]] = by_module.get(u.module.rsplit("/", 1)[-1], 0) + 1
+    excused = (f"{count(sum(by_module.values()), 'range')} with a reason "
+               f"({', '.join(f'{name} {n}' for name, n in sorted(by_module.items()))})" if by_module else "none")
     line = (f"{count(len(modules), 'verified module')}: {run} of {blocks} blocks and "
             f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
             f"{', '.join(engines)}; unreachable by config: {excused or 'none'}{below}{ref_line}")
