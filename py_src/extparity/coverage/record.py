@@ -83,8 +83,8 @@ class Recorder:
                     model.learn(take)
             per_engine = {name: model.tally(takes) for name, takes in sorted(self.takes.items())}
             calls = {name: function_totals(path, takes) for name, takes in sorted(self.takes.items())}
-            blocks = sorted(b for b in model.blocks if _meaningful(source, b))
-            modules[path] = _module_entry(source, blocks, per_engine, calls)
+            blocks = sorted(b for b in model.blocks if meaningful(source, b))
+            modules[path] = module_entry(source, blocks, per_engine, calls)
         return modules
 
     def _reference(self) -> dict | None:
@@ -93,7 +93,7 @@ class Recorder:
         return {"engine": self.reference_engine, **reference.summary(self.project, self._data_dir)}
 
 
-def _meaningful(source: Source, block: tuple[int, int]) -> bool:
+def meaningful(source: Source, block: tuple[int, int]) -> bool:
     """Whether a block holds code: V8 also counts the stretch after a ``return`` up to the
     closing brace, which is only punctuation."""
     text = _utf16_slice(source.text, *block)
@@ -104,16 +104,18 @@ def _utf16_slice(text: str, start: int, end: int) -> str:
     return text.encode("utf-16-le", "surrogatepass")[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
 
 
-def _module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict, calls: dict) -> dict:
+def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict, calls: dict) -> dict:
+    """A module's part of the document: ``blocks`` in order, ``per_engine``: engine ->
+    (block -> times run, block -> case ids), ``calls``: engine -> (function range -> calls)."""
     run_anywhere = {b for b in blocks if any(totals[b] for totals, _ in per_engine.values())}
     rows = []
     for block in blocks:
         first, last = source.lines(*block)
         cases: list[str] = []
         for _, reached in per_engine.values():
-            cases += [c for c in reached[block] if c not in cases]
+            cases += [c for c in reached.get(block, ()) if c not in cases]
         rows.append({"start": block[0], "end": block[1], "lines": [first, last],
-                     "count": {name: totals[block] for name, (totals, _) in per_engine.items()},
+                     "count": {name: totals.get(block, 0) for name, (totals, _) in per_engine.items()},
                      "cases": cases[:3]})
     functions = []
     for f in source.functions:
@@ -121,7 +123,7 @@ def _module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dic
         functions.append({"name": f.name, "line": f.line, "start": f.start, "end": f.end,
                           "count": {name: by_function.get(key, 0) for name, by_function in calls.items()}})
     missed = []
-    for block in uncovered(blocks, run_anywhere, lambda end, start: not _meaningful(source, (end, start))):
+    for block in uncovered(blocks, run_anywhere, lambda end, start: not meaningful(source, (end, start))):
         first, last = source.lines(*block)
         missed.append({"start": block[0], "end": block[1], "lines": [first, last],
                        "source": source.line_text(first, last)})

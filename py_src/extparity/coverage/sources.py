@@ -59,7 +59,7 @@ def verified_sources(project: Project, tree: Path) -> dict[str, Source]:
     for path, syntax, data in parsed_modules(tree, [entry.module for entry in project.entries.values()]):
         text = data.decode("utf-8")
         units = _utf16_offsets(text)
-        starts = [0] + [units[i + 1] for i, ch in enumerate(text) if ch == "\n"]
+        starts = list(line_starts(text))
         byte_to_unit = _byte_offsets(text, units)
         functions = []
         stack = [syntax.root_node]
@@ -74,6 +74,12 @@ def verified_sources(project: Project, tree: Path) -> dict[str, Source]:
         found[path] = Source(path, text, sha256_hex((tree / path).read_bytes()), tuple(starts),
                              tuple(sorted(functions, key=lambda f: (f.start, -f.end))))
     return found
+
+
+def line_starts(text: str) -> tuple[int, ...]:
+    """The UTF-16 offset of each line's first unit."""
+    units = _utf16_offsets(text)
+    return tuple([0] + [units[i + 1] for i, ch in enumerate(text) if ch == "\n"])
 
 
 def _utf16_offsets(text: str) -> list[int]:

@@ -130,9 +130,11 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
 def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, case_timeout_s: float = 10.0,
              budget_s: float = 600.0, jobs: int | None = None, controller: Controller | None = None,
              log: Callable[[str], None] = lambda line: None, baseline: policy.Baseline | None = None,
-             acknowledged: Acknowledgements | None = None, recorded: dict | None = None) -> GateResult:
+             acknowledged: Acknowledgements | None = None, recorded: dict | None = None,
+             recorded_coverage: dict | None = None) -> GateResult:
     """Every check; the parity run is the engines' own, or with ``recorded`` (a merged shard
-    result) that result, accepted only for these bytes (``recorded.recorded_run``)."""
+    result) that result, accepted only for these bytes (``recorded.recorded_run``), and its
+    coverage ``recorded_coverage`` (the shards' coverage files merged)."""
     browsers = browsers_by_tree(project)
     applied = policy.record(project, corpus)
     checks = [corpus_check(project, corpus), trees_check(project)]
@@ -172,9 +174,11 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
 
         checks.append(check("environment", *environment.verdict(tested, corpus, None if recorded is not None else result,
                                                                    again)))
-        covered = recorder.document(result) if recorder is not None else None
+        covered = recorder.document(result) if recorder is not None else recorded_coverage
+        ran = {path: set(by_tree.values()) for path, by_tree in result.disk_hashes.items()}
         checks.append(check("coverage", *coverage_policy.verdict(
-            tested, covered, "gate --results: a merged result carries no coverage; run the gate itself")))
+            tested, covered, "gate --results: no coverage given; pass the shards' files (run --shard K/N --coverage "
+                             "PATH) with --coverage-from", cases=len(corpus.cases), hashes=ran)))
     finally:
         shutil.rmtree(unpacked_root, ignore_errors=True)
     return GateResult(checks, result, tested, built, linted, applied, covered)

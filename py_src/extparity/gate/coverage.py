@@ -16,7 +16,10 @@ from ..project.words import count
 FIX = "add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable with a reason"
 
 
-def verdict(project: Project, document: dict | None, missing: str = "") -> tuple[list[str], str]:
+def verdict(project: Project, document: dict | None, missing: str = "", cases: int | None = None,
+            hashes: dict[str, set[str]] | None = None) -> tuple[list[str], str]:
+    """Problems and the passing line. ``cases``: how many cases the coverage must have seen in each
+    engine; ``hashes``: module -> the SHA-256 the engines ran (a recorded document must match)."""
     if document is None:
         return [missing or "no coverage was recorded"], ""
     engines = document.get("engines", {})
@@ -25,6 +28,12 @@ def verdict(project: Project, document: dict | None, missing: str = "") -> tuple
                 "configure an engine of kind chromium"], ""
     problems = [f"{name}: {info['status']}: its coverage is incomplete" for name, info in engines.items()
                 if info["status"] != "ok"]
+    if cases is not None:
+        problems += [f"{name}: its coverage saw {info['cases']} of {count(cases, 'case')} (a shard's coverage file "
+                     f"missing?)" for name, info in engines.items() if info["status"] == "ok" and info["cases"] != cases]
+    for path, module in document.get("modules", {}).items():
+        if hashes is not None and module["sha256"] not in hashes.get(path, set()):
+            problems.append(f"{path}: its coverage is of other bytes ({module['sha256'][:12]}) than the engines ran")
     problems += list(document.get("problems", []))
     listed = list(project.gate.unreachable)
     used = set()
