@@ -95,7 +95,7 @@ def test_each_shard_runs_its_part_with_json_and_junit_and_uploads_even_when_it_f
     assert job["strategy"]["matrix"]["shard"] == [1, 2, 3, 4] and job["strategy"]["fail-fast"] is False
     run = step("shard", "shard")["run"]
     assert 'extparity run --shard "${{ matrix.shard }}/${{ strategy.job-total }}"' in run
-    assert "--json" in run and "--junit" in run
+    assert "--json" in run and "--junit" in run and '--coverage "out/coverage-shard-${{ matrix.shard }}.json"' in run
     upload = uses("shard", "actions/upload-artifact")[0]
     assert upload["if"] == "${{ !cancelled() }}"
 
@@ -107,8 +107,10 @@ def test_the_gate_job_merges_gates_the_merged_result_and_reports_on_it():
     gate = step("gate", "gate")["run"]
     assert gate.startswith("extparity gate --results out/merged.json ")
     assert "--json out/gate.json --matrix out/matrix.md | tee out/gate.txt" in gate
+    assert "--coverage-from out/shards/coverage-shard-*.json" in gate and "--coverage out/coverage.json" in gate
     reports = step("gate", "reports")
     assert "--junit out/junit.xml" in reports["run"] and "--html" in reports["run"] and "--annotations -" in reports["run"]
+    assert "--coverage out/coverage.json" in reports["run"]
     assert "$GITHUB_STEP_SUMMARY" in step("gate", "summary")["run"]
     publish = uses("gate", "mikepenz/action-junit-report")[0]
     assert publish["with"]["report_paths"] == "out/junit.xml" and publish["if"] == "${{ !cancelled() }}"
