@@ -20,6 +20,7 @@ a verified module keeps no state between calls); a difference is a problem of th
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from ..engines.base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase
@@ -63,7 +64,9 @@ class CoveredSession(Session):
         self.sources, self.takes, self.problems = sources, takes, problems
         self.engine_name = engine_name
         self.modules = {path: ModuleBlocks(source) for path, source in sources.items()}
-        self.named: set[tuple[str, tuple[int, int]]] = set()  # (module, block) a take of one case reached
+        # Per module, the blocks a take of one case reached, as disjoint spans in order: a block
+        # found later inside one of them (a new place split it) was reached by that case too.
+        self.named: dict[str, list[tuple[int, int]]] = {path: [] for path in sources}
         self.profiler = Profiler(inner)
         self.profiler.take(30)  # whatever ran while the subject loaded belongs to no case
 
@@ -96,12 +99,19 @@ class CoveredSession(Session):
             blocks.learn(take)
             hit.update((path, block) for block, n in counts_at(blocks.blocks, ranges).items() if n)
         if len(cases) == 1:
-            self.named.update(hit)
+            for path, block in sorted(hit):
+                if not self._is_named(path, block):
+                    bisect.insort(self.named[path], block)
         return hit
+
+    def _is_named(self, path: str, block: tuple[int, int]) -> bool:
+        spans = self.named[path]
+        k = bisect.bisect_right(spans, (block[0], float("inf"))) - 1
+        return k >= 0 and spans[k][0] <= block[0] and block[1] <= spans[k][1]
 
     def _needs_ids(self, hit: set) -> bool:
         """Whether the cases reached a block that no case is named for yet."""
-        return not hit <= self.named
+        return any(not self._is_named(path, block) for path, block in hit)
 
     def _find_ids(self, cases: list[WireCase], hit: set, first: Batch, case_timeout_s: float) -> None:
         if len(cases) == 1:

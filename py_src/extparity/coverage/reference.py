@@ -16,13 +16,9 @@ from ..project.config import Project
 
 
 def job(project: Project, data_dir: Path) -> dict:
-    """What the worker measures: every ``.py`` under the paths ``[tool.extparity.coverage].reference`` names."""
-    include = []
-    for path in project.coverage.reference:
-        include.append(str(path / "*.py") if path.is_dir() else str(path))
-        if path.is_dir():
-            include.append(str(path / "**" / "*.py"))
-    return {"data_file": str(data_dir / ".coverage"), "include": include}
+    """What the worker measures: the packages ``[tool.extparity.coverage].reference`` names, found
+    where the reference engine imports them from (its ``path``), every file of them."""
+    return {"data_file": str(data_dir / ".coverage"), "source_pkgs": list(project.coverage.reference)}
 
 
 def summary(project: Project, data_dir: Path) -> dict:
@@ -32,6 +28,7 @@ def summary(project: Project, data_dir: Path) -> dict:
     data_files = sorted(str(p) for p in data_dir.glob(".coverage.*"))
     if not data_files:
         return {"files": {}, "branches": 0, "branches_run": 0, "problem": "the reference engine saved no coverage data"}
+    # The file names as the worker measured them (absolute), shown relative to the project where they lie in it.
     measured = coverage.Coverage(data_file=str(data_dir / ".coverage"), branch=True, config_file=False)
     measured.combine(data_files, keep=True)
     measured.load()
@@ -51,4 +48,8 @@ def summary(project: Project, data_dir: Path) -> dict:
         }
     branches = sum(f["branches"] for f in files.values())
     run = sum(f["branches_run"] for f in files.values())
-    return {"files": files, "branches": branches, "branches_run": run}
+    found = {"files": files, "branches": branches, "branches_run": run}
+    if not files:
+        found["problem"] = (f"coverage.py measured no file of {', '.join(project.coverage.reference)} "
+                            f"([tool.extparity.coverage].reference)")
+    return found

@@ -109,9 +109,9 @@ class Unreachable:
 @dataclass(frozen=True)
 class CoverageConfig:
     """``[tool.extparity.coverage]``: what ``run --coverage`` and the gate measure besides the
-    verified modules (those are the entries' graph): the reference's files."""
+    verified modules (those are the entries' graph): the reference's packages."""
 
-    reference: tuple[Path, ...] = ()  # files or folders of the Python reference, for coverage.py
+    reference: tuple[str, ...] = ()  # packages or modules of the Python reference, as it imports them
 
 
 @dataclass(frozen=True)
@@ -234,19 +234,19 @@ def load_project(pyproject: Path | str | None = None) -> Project:
         known_deviations=root / _typed(deviations, str, f"{where}.known_deviations") if deviations else None,
         gate=gate,
         fuzz=_fuzz(table.get("fuzz", {}), entries),
-        coverage=_coverage(table.get("coverage", {}), root),
+        coverage=_coverage(table.get("coverage", {})),
     )
 
 
-def _coverage(table, root: Path) -> CoverageConfig:
+def _coverage(table) -> CoverageConfig:
     where = "[tool.extparity.coverage]"
     _typed(table, dict, where)
     _unknown(table, COVERAGE_KEYS, where)
-    paths = tuple(root / rel for rel in _strings(table.get("reference", []), f"{where}.reference"))
-    for path in paths:
-        if not path.exists():
-            raise ConfigError(f"{where}.reference: {path} does not exist")
-    return CoverageConfig(paths)
+    names = _strings(table.get("reference", []), f"{where}.reference")
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
+            raise ConfigError(f"{where}.reference: {name!r} is not a package or module name (as the reference imports it)")
+    return CoverageConfig(names)
 
 
 def _unreachable(value, where: str) -> tuple[Unreachable, ...]:

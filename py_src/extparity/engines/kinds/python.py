@@ -32,7 +32,7 @@ from ..worker import Host
 class PythonEngine(ChildEngine):
     kind = "python"
     chunk_size = 200
-    coverage: dict[str, Any] | None = None  # {"data_file", "include"}: coverage.py in the worker (extparity.coverage)
+    coverage: dict[str, Any] | None = None  # {"data_file", "source_pkgs"}: coverage.py in the worker (extparity.coverage)
 
     def _paths(self) -> list[str]:
         path = self.options.get("path", [])
@@ -121,13 +121,14 @@ class PythonHost(Host):
 
 
 def _start_coverage(job: dict[str, Any] | None):
-    """coverage.py's branch coverage of the files ``job["include"]`` names, one data file per
-    worker (``data_suffix``): a restarted session adds a file, and the parent combines them."""
+    """coverage.py's branch coverage of the packages ``job["source_pkgs"]`` names, one data file
+    per worker (``data_suffix``): a restarted session adds a file, and the parent combines them."""
     if not job:
         return None
     import coverage
 
-    measured = coverage.Coverage(data_file=job["data_file"], data_suffix=True, branch=True, include=job["include"],
+    measured = coverage.Coverage(data_file=job["data_file"], data_suffix=True, branch=True,
+                                 source_pkgs=job["source_pkgs"],
                                  config_file=False)
     measured.start()
     return measured
