@@ -232,7 +232,8 @@ def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gat
     gate = Runner(project, {})
     for step_id in ("merge", "gate", "reports", "summary"):
         gate.run("gate", step_id)
-    # Headless engines only: the gate must fail on the browsers' checks, exactly as a live gate does.
+    # Headless engines only: the gate must fail on the browsers' checks (coverage is read in Chromium),
+    # exactly as a live gate does.
     assert gate.codes["merge"] == 0 and gate.codes["gate"] == 1 and gate.codes["reports"] == 0, gate.stdout
     recorded = json.loads((project / "out" / "gate.json").read_text())
     whole = project / "live"
@@ -245,12 +246,12 @@ def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gat
     expected = json.loads((whole / "gate.json").read_text())
     assert recorded["gate"] == expected["gate"] and recorded["cases"] == expected["cases"]
     failing = [c["name"] for c in recorded["gate"]["checks"] if not c["ok"]]
-    assert failing == ["policy", "entry points", "background"] and len(recorded["cases"]) > 50
+    assert failing == ["policy", "entry points", "background", "coverage"] and len(recorded["cases"]) > 50
 
     annotations = [line for line in gate.stdout["reports"].splitlines() if line.startswith("::error ")]
     assert [line.split("::")[1] for line in annotations] == [
         "error title=extparity gate%3A policy", "error title=extparity gate%3A entry points",
-        "error title=extparity gate%3A background"]
+        "error title=extparity gate%3A background", "error title=extparity gate%3A coverage"]
     assert "<testsuites" in (project / "out" / "junit.xml").read_text()
     assert (project / "out" / "report.html").stat().st_size > 10_000
     summary = gate.summary.read_text()

@@ -105,8 +105,9 @@ class Copy:
             self.write_corpus(corpus)
             table["corpus"] = ["corpus"]
             table["gate"]["minimum_cases"] = gate_changes.get("minimum_cases", {"parse": 1, "repair": 1})
-            # Six cases run a fraction of the verified blocks: the coverage check judges only where a test asks.
+            # Six cases run a fraction of the verified code: the coverage check judges only where a test asks.
             table["gate"]["block_coverage_floor"] = gate_changes.get("block_coverage_floor", 0)
+            table["gate"]["reference_branch_floor"] = gate_changes.get("reference_branch_floor", 0)
             table["known_deviations"] = "known-deviations.json"
             (root / "known-deviations.json").write_text(json.dumps(deviations or []))
         self.table = table
