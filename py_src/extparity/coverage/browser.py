@@ -13,9 +13,10 @@ corpus. So cases run in batches of ``BATCH`` with one take each, which gives the
 batch that reached a block no case was named for yet is split in halves, each half run again with
 a take, down to single cases, leftmost first: every block that ran gets the first case in run
 order that reaches it (and up to ``CASES_PER_BLOCK`` from the takes of single cases made anyway),
-the reruns end once the corpus's blocks have a case each (measured: about a third of the batches
-of the bundled corpus), and no rerun adds to the totals. A rerun's verdicts must equal the first run's (the gate's purity rule says
-a verified module keeps no state between calls); a difference is a problem of the run.
+the reruns end once the corpus's blocks have a case each (the document counts the takes of each
+kind; benchmarks/README.md what they cost), and no rerun adds to the totals. A rerun's verdicts
+must equal the first run's (the gate's purity rule says a verified module keeps no state between
+calls); a difference is a problem of the run.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ def merge(documents: list[dict]) -> dict:
     engines: dict[str, dict] = {}
     for document in documents:
         for name, info in document["engines"].items():
-            into = engines.setdefault(name, {"status": "ok", "takes": 0, "cases": 0})
+            into = engines.setdefault(name, {"status": "ok", "takes": 0, "rerun_takes": 0, "cases": 0})
             into["takes"] += info["takes"]
+            into["rerun_takes"] += info["rerun_takes"]
             into["cases"] += info["cases"]
             if info["status"] != "ok":
                 into["status"] = info["status"]

@@ -59,6 +59,7 @@ class Recorder:
             return {
                 "schema": SCHEMA,
                 "engines": {name: {"status": statuses.get(name, "missing"), "takes": len(takes),
+                                   "rerun_takes": sum(1 for t in takes if not t.counts),
                                    "cases": sum(len(t.cases) for t in takes if t.counts)}
                             for name, takes in sorted(self.takes.items())},
                 "modules": self._modules(),
