@@ -36,23 +36,37 @@ START = {"callCount": True, "detailed": True}
 class Profiler:
     """``Profiler`` commands on the target that runs a Chromium session's cases."""
 
-    def __init__(self, session: Any) -> None:
-        self.session = session
+    def __init__(self, session: Any, modules: list[str]) -> None:
+        self.session, self.modules = session, modules
         self.url_prefix = f"chrome-extension://{session.extension_id}/"
         self.worker = session.engine.via == "message"
         self.channel = session.loop.call(self._attach, session.engine.startup_timeout_s)
 
     async def _attach(self):
+        """Start coverage. A take covers the whole isolate, and the extension's other pages (a
+        message engine's host page in the same browser) share the page's isolate: so in a page
+        the take is kept to the scripts its own document loaded, which ``Debugger.enable``
+        replays on this page's session."""
+        self.script_ids: set[str] | None = None
         if self.worker:
             channel = await WorkerDebugSession.attach(self.session.context.browser, self.url_prefix)
         else:
             channel = await self.session.context.new_cdp_session(self.session.page)
+            parsed: dict[str, str] = {}
+            channel.on("Debugger.scriptParsed", lambda event: parsed.__setitem__(event["scriptId"], event.get("url", "")))
+            await channel.send("Debugger.enable")
+            await channel.send("Debugger.disable")
+            missing = [m for m in self.modules if self.url_prefix + m not in parsed.values()]
+            if missing:  # a take kept to no script of the module would read as code that never ran
+                raise EngineStartError(f"coverage: the page's debugger did not list {', '.join(missing)}")
+            self.script_ids = set(parsed)
         await channel.send("Profiler.enable")
         await channel.send("Profiler.startPreciseCoverage", START)
         return channel
 
     def take(self, timeout_s: float) -> list[dict]:
-        return self.session.loop.call(lambda: self.channel.send("Profiler.takePreciseCoverage"), timeout_s)["result"]
+        result = self.session.loop.call(lambda: self.channel.send("Profiler.takePreciseCoverage"), timeout_s)["result"]
+        return result if self.script_ids is None else [s for s in result if s["scriptId"] in self.script_ids]
 
 
 class CoveredSession(Session):
@@ -68,7 +82,7 @@ class CoveredSession(Session):
         # Per module, the blocks a take of one case reached, as disjoint spans in order: a block
         # found later inside one of them (a new place split it) was reached by that case too.
         self.named: dict[str, list[tuple[int, int]]] = {path: [] for path in sources}
-        self.profiler = Profiler(inner)
+        self.profiler = Profiler(inner, sorted(sources))
         self.profiler.take(30)  # whatever ran while the subject loaded belongs to no case
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
