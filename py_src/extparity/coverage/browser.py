@@ -34,35 +34,45 @@ START = {"callCount": True, "detailed": True}
 
 
 class Profiler:
-    """``Profiler`` commands on the target that runs a Chromium session's cases."""
+    """``Profiler`` commands on the target that runs a Chromium session's cases.
+
+    Started before the subject's modules load in the page (``before_subject_loads``): V8 gives a
+    function block counters only when it compiles it with coverage on, so a function the modules
+    call as they load would otherwise show no blocks at all. The service worker loaded its scripts
+    before any session could attach; there, the functions its scripts call at load (a class the
+    modules instantiate at their top level) show only how often they ran, and the page engine's
+    coverage, which the gate joins, has their blocks."""
 
     def __init__(self, session: Any, modules: list[str]) -> None:
         self.session, self.modules = session, modules
         self.url_prefix = f"chrome-extension://{session.extension_id}/"
         self.worker = session.engine.via == "message"
-        self.channel = session.loop.call(self._attach, session.engine.startup_timeout_s)
+        self.script_ids: set[str] | None = None
+        self._parsed: dict[str, str] = {}
 
-    async def _attach(self):
+    async def start(self) -> None:
         """Start coverage. A take covers the whole isolate, and the extension's other pages (a
         message engine's host page in the same browser) share the page's isolate: so in a page
-        the take is kept to the scripts its own document loaded, which ``Debugger.enable``
-        replays on this page's session."""
-        self.script_ids: set[str] | None = None
+        the takes are kept to the scripts its own document loads, which its session's
+        ``Debugger.scriptParsed`` names (on until ``loaded``)."""
         if self.worker:
-            channel = await WorkerDebugSession.attach(self.session.context.browser, self.url_prefix)
+            self.channel = await WorkerDebugSession.attach(self.session.context.browser, self.url_prefix)
         else:
-            channel = await self.session.context.new_cdp_session(self.session.page)
-            parsed: dict[str, str] = {}
-            channel.on("Debugger.scriptParsed", lambda event: parsed.__setitem__(event["scriptId"], event.get("url", "")))
-            await channel.send("Debugger.enable")
-            await channel.send("Debugger.disable")
-            missing = [m for m in self.modules if self.url_prefix + m not in parsed.values()]
+            self.channel = await self.session.context.new_cdp_session(self.session.page)
+            self.channel.on("Debugger.scriptParsed", lambda event: self._parsed.__setitem__(event["scriptId"], event.get("url", "")))
+            await self.channel.send("Debugger.enable")
+        await self.channel.send("Profiler.enable")
+        await self.channel.send("Profiler.startPreciseCoverage", START)
+
+    def loaded(self, timeout_s: float) -> None:
+        """The subject has loaded: fix the page's scripts, and drop what ran while it loaded."""
+        if not self.worker:
+            self.session.loop.call(lambda: self.channel.send("Debugger.disable"), timeout_s)
+            missing = [m for m in self.modules if self.url_prefix + m not in self._parsed.values()]
             if missing:  # a take kept to no script of the module would read as code that never ran
                 raise EngineStartError(f"coverage: the page's debugger did not list {', '.join(missing)}")
-            self.script_ids = set(parsed)
-        await channel.send("Profiler.enable")
-        await channel.send("Profiler.startPreciseCoverage", START)
-        return channel
+            self.script_ids = set(self._parsed)
+        self.take(timeout_s)
 
     def take(self, timeout_s: float) -> list[dict]:
         result = self.session.loop.call(lambda: self.channel.send("Profiler.takePreciseCoverage"), timeout_s)["result"]
@@ -72,7 +82,7 @@ class Profiler:
 class CoveredSession(Session):
     """A Chromium session whose cases run in batches with a coverage take after each."""
 
-    def __init__(self, inner: Session, engine_name: str, sources: dict[str, Source], takes: list,
+    def __init__(self, inner: Session, profiler: Profiler, engine_name: str, sources: dict[str, Source], takes: list,
                  problems: list[str]) -> None:
         self.inner = inner
         self.module_hashes = inner.module_hashes
@@ -82,8 +92,8 @@ class CoveredSession(Session):
         # Per module, the blocks a take of one case reached, as disjoint spans in order: a block
         # found later inside one of them (a new place split it) was reached by that case too.
         self.named: dict[str, list[tuple[int, int]]] = {path: [] for path in sources}
-        self.profiler = Profiler(inner, sorted(sources))
-        self.profiler.take(30)  # whatever ran while the subject loaded belongs to no case
+        self.profiler = profiler
+        profiler.loaded(30)  # whatever ran while the subject loaded belongs to no case
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
