@@ -91,11 +91,11 @@ body.coverage-view main { display: none; }
 #coverage-pane .module { margin: 6px 0 12px; }
 #coverage-pane summary { cursor: pointer; font-weight: 600; }
 #coverage-pane summary .engines { font-weight: normal; color: #555; }
-#coverage-pane table.source { border-collapse: collapse; width: 100%; }
-#coverage-pane table.source td { padding: 0 6px; vertical-align: top; white-space: pre; }
-#coverage-pane td.n { color: #888; text-align: right; user-select: none; width: 3em; }
-#coverage-pane td.src { width: 100%; }
-#coverage-pane td.cases { font-size: 11px; white-space: nowrap; }
+#coverage-pane table.source { border-collapse: collapse; width: 100%; table-layout: fixed; }
+#coverage-pane table.source td { padding: 0 6px; vertical-align: top; white-space: pre; overflow: hidden; }
+#coverage-pane td.n { color: #888; text-align: right; user-select: none; width: 4em; }
+#coverage-pane td.cases { font-size: 11px; width: 30em; text-overflow: ellipsis; }
+#coverage-pane td.cases a { margin-right: 6px; }
 #coverage-pane tr.miss td.src { background: #fde0dc; }
 #coverage-pane tr.miss td.n { color: var(--diverges); font-weight: 600; }
 #coverage-pane .problem { color: var(--diverges); }
