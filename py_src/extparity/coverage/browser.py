@@ -168,14 +168,24 @@ class CoveredEngine:
 
     def __init__(self, inner: Engine, sources: dict[str, Source], takes: list, problems: list[str]) -> None:
         self.inner, self.sources, self.takes, self.problems = inner, sources, takes, problems
+        self._profilers: dict[int, Profiler] = {}  # id(session) -> the profiler started in it
+        inner.before_subject_loads = self._start  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+    async def _start(self, session: Any) -> None:
+        profiler = Profiler(session, sorted(self.sources))
+        await profiler.start()
+        self._profilers[id(session)] = profiler
+
     def open(self) -> Session:
         session = self.inner.open()
         try:
-            return CoveredSession(session, self.inner.name, self.sources, self.takes, self.problems)
+            profiler = self._profilers.pop(id(session), None)
+            if profiler is None:
+                raise EngineStartError("the session loaded the subject without starting coverage first")
+            return CoveredSession(session, profiler, self.inner.name, self.sources, self.takes, self.problems)
         except Exception as exc:
             session.close()
             raise EngineStartError(f"starting coverage: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
