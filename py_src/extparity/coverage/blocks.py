@@ -43,8 +43,8 @@ def read_take(result: list[dict], url_prefix: str, sources: dict[str, Source], c
     take = Take(cases, counts)
     for script in result:
         url = script.get("url", "")
-        path = url[len(url_prefix):] if url.startswith(url_prefix) else None
-        source = sources.get(path) if path else None
+        path = url[len(url_prefix):] if url.startswith(url_prefix) else ""
+        source = sources.get(path)
         if source is None:
             continue
         length = source.length

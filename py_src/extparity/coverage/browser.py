@@ -58,8 +58,9 @@ class Profiler:
         if self.worker:
             self.channel = await WorkerDebugSession.attach(self.session.context.browser, self.url_prefix)
         else:
-            self.channel = await self.session.context.new_cdp_session(self.session.page)
-            self.channel.on("Debugger.scriptParsed", lambda event: self._parsed.__setitem__(event["scriptId"], event.get("url", "")))
+            page_session = await self.session.context.new_cdp_session(self.session.page)
+            self.channel = page_session
+            page_session.on("Debugger.scriptParsed", lambda event: self._parsed.__setitem__(event["scriptId"], event.get("url", "")))
             await self.channel.send("Debugger.enable")
         await self.channel.send("Profiler.enable")
         await self.channel.send("Profiler.startPreciseCoverage", START)
@@ -113,12 +114,12 @@ class CoveredSession(Session):
                 return batch
         return batch
 
-    def _take(self, cases: list[WireCase], counts: bool, timeout_s: float) -> dict:
+    def _take(self, cases: list[WireCase], counts: bool, timeout_s: float) -> set[tuple[str, tuple[int, int]]]:
         """Take coverage; the blocks the cases reached (``(module, block)``) are returned."""
         take = read_take(self.profiler.take(timeout_s), self.profiler.url_prefix, self.sources,
                          tuple(c.id for c in cases), counts)
         self.takes.append(take)
-        hit = set()
+        hit: set[tuple[str, tuple[int, int]]] = set()
         for path, ranges in take.ranges.items():
             blocks = self.modules[path]
             blocks.learn(take)

@@ -49,7 +49,8 @@ def _module(path: str, parts: list[dict], engines: list[str]) -> dict:
     source = Source(path, text, parts[0]["sha256"], line_starts(text), functions)
     places = sorted({p for part in parts for b in part["block_list"] for p in (b["start"], b["end"])})
     indexes = [([b["start"] for b in part["block_list"]], part["block_list"]) for part in parts]
-    per_engine = {name: ({}, {}) for name in engines}
+    per_engine: dict[str, tuple[dict[tuple[int, int], int], dict[tuple[int, int], list[str]]]] = {
+        name: ({}, {}) for name in engines}
     blocks = []
     for start, end in zip(places, places[1:]):
         holders = []
@@ -67,7 +68,7 @@ def _module(path: str, parts: list[dict], engines: list[str]) -> dict:
             totals, reached = per_engine[name]
             totals[(start, end)] = sum(row["count"].get(name, 0) for row in holders)
             reached[(start, end)] = cases[:CASES_PER_BLOCK]
-    calls = {name: {} for name in engines}
+    calls: dict[str, dict[tuple[int, int], int]] = {name: {} for name in engines}
     for part in parts:
         for f in part["function_list"]:
             for name, n in f["count"].items():

@@ -35,7 +35,7 @@ class Recorder:
         self._data_dir: Path | None = None
 
     def instrument(self, engine: Any) -> Any:
-        if isinstance(engine, ChromiumEngine):
+        if isinstance(engine, ChromiumEngine) and engine.tree_name is not None and engine.tree is not None:
             tree = engine.tree_name
             if tree not in self.sources:
                 try:
@@ -118,7 +118,7 @@ def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict
         rows.append({"start": block[0], "end": block[1], "lines": [first, last],
                      "count": {name: totals.get(block, 0) for name, (totals, _) in per_engine.items()},
                      "cases": cases[:3]})
-    functions = []
+    functions: list[dict[str, Any]] = []
     for f in source.functions:
         key = (f.start, f.end)
         functions.append({"name": f.name, "line": f.line, "start": f.start, "end": f.end,

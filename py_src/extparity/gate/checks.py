@@ -153,7 +153,8 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
             result = (recorded_run(recorded, tested, corpus) if recorded is not None else
                       run_parity(tested, corpus.cases, list(project.engines), case_timeout_s=case_timeout_s,
                                  budget_s=budget_s, jobs=jobs, controller=controller, log=log,
-                                 deviation_cases={case.id for case in corpus.cases}, instrument=recorder.instrument))
+                                 deviation_cases={case.id for case in corpus.cases},
+                                 instrument=recorder.instrument if recorder is not None else None))
             linted = {tree: lint.result() for tree, lint in lints.items()}
         finally:
             for lint in lints.values():

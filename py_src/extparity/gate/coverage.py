@@ -10,7 +10,7 @@ engine, or a merged result that carries none) the check fails: it cannot say the
 
 from __future__ import annotations
 
-from ..project.config import Project
+from ..project.config import Project, Unreachable
 from ..project.words import count
 
 FIX = "add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable with a reason"
@@ -36,7 +36,7 @@ def verdict(project: Project, document: dict | None, missing: str = "", cases: i
             problems.append(f"{path}: its coverage is of other bytes ({module['sha256'][:12]}) than the engines ran")
     problems += list(document.get("problems", []))
     listed = list(project.gate.unreachable)
-    used = set()
+    used: set[Unreachable] = set()
     modules = document.get("modules", {})
     not_run = []
     for path, module in modules.items():
