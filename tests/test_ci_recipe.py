@@ -95,7 +95,7 @@ def test_each_shard_runs_its_part_with_json_and_junit_and_uploads_even_when_it_f
     assert job["strategy"]["matrix"]["shard"] == [1, 2, 3, 4] and job["strategy"]["fail-fast"] is False
     run = step("shard", "shard")["run"]
     assert 'extparity run --shard "${{ matrix.shard }}/${{ strategy.job-total }}"' in run
-    assert "--json" in run and "--junit" in run
+    assert "--json" in run and "--junit" in run and '--coverage "out/coverage-shard-${{ matrix.shard }}.json"' in run
     upload = uses("shard", "actions/upload-artifact")[0]
     assert upload["if"] == "${{ !cancelled() }}"
 
@@ -107,8 +107,10 @@ def test_the_gate_job_merges_gates_the_merged_result_and_reports_on_it():
     gate = step("gate", "gate")["run"]
     assert gate.startswith("extparity gate --results out/merged.json ")
     assert "--json out/gate.json --matrix out/matrix.md | tee out/gate.txt" in gate
+    assert "--coverage-from out/shards/coverage-shard-*.json" in gate and "--coverage out/coverage.json" in gate
     reports = step("gate", "reports")
     assert "--junit out/junit.xml" in reports["run"] and "--html" in reports["run"] and "--annotations -" in reports["run"]
+    assert "--coverage out/coverage.json" in reports["run"]
     assert "$GITHUB_STEP_SUMMARY" in step("gate", "summary")["run"]
     publish = uses("gate", "mikepenz/action-junit-report")[0]
     assert publish["with"]["report_paths"] == "out/junit.xml" and publish["if"] == "${{ !cancelled() }}"
@@ -230,7 +232,8 @@ def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gat
     gate = Runner(project, {})
     for step_id in ("merge", "gate", "reports", "summary"):
         gate.run("gate", step_id)
-    # Headless engines only: the gate must fail on the browsers' checks, exactly as a live gate does.
+    # Headless engines only: the gate must fail on the browsers' checks (coverage is read in Chromium),
+    # exactly as a live gate does.
     assert gate.codes["merge"] == 0 and gate.codes["gate"] == 1 and gate.codes["reports"] == 0, gate.stdout
     recorded = json.loads((project / "out" / "gate.json").read_text())
     whole = project / "live"
@@ -243,12 +246,12 @@ def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gat
     expected = json.loads((whole / "gate.json").read_text())
     assert recorded["gate"] == expected["gate"] and recorded["cases"] == expected["cases"]
     failing = [c["name"] for c in recorded["gate"]["checks"] if not c["ok"]]
-    assert failing == ["policy", "entry points", "background"] and len(recorded["cases"]) > 50
+    assert failing == ["policy", "entry points", "background", "coverage"] and len(recorded["cases"]) > 50
 
     annotations = [line for line in gate.stdout["reports"].splitlines() if line.startswith("::error ")]
     assert [line.split("::")[1] for line in annotations] == [
         "error title=extparity gate%3A policy", "error title=extparity gate%3A entry points",
-        "error title=extparity gate%3A background"]
+        "error title=extparity gate%3A background", "error title=extparity gate%3A coverage"]
     assert "<testsuites" in (project / "out" / "junit.xml").read_text()
     assert (project / "out" / "report.html").stat().st_size > 10_000
     summary = gate.summary.read_text()

@@ -38,7 +38,7 @@ ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rej
                   '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
 SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
 CHECKS = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
-          "web-ext lint", "entry points", "background", "parity", "known deviations", "environment"]
+          "web-ext lint", "entry points", "background", "parity", "known deviations", "environment", "coverage"]
 LINK = "https://example.org/extparity/gate-test"
 
 PARSE_INPUTS = {
@@ -105,6 +105,9 @@ class Copy:
             self.write_corpus(corpus)
             table["corpus"] = ["corpus"]
             table["gate"]["minimum_cases"] = gate_changes.get("minimum_cases", {"parse": 1, "repair": 1})
+            # Six cases run a fraction of the verified code: the coverage check judges only where a test asks.
+            table["gate"]["block_coverage_floor"] = gate_changes.get("block_coverage_floor", 0)
+            table["gate"]["reference_branch_floor"] = gate_changes.get("reference_branch_floor", 0)
             table["known_deviations"] = "known-deviations.json"
             (root / "known-deviations.json").write_text(json.dumps(deviations or []))
         self.table = table
@@ -1126,3 +1129,39 @@ def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_back
     assert outcome.failing() == {"background"}, outcome.out
     assert re.fullmatch(r"relay\.jsm: firefox-background loaded [0-9a-f]{12}, which the firefox tree's background "
                         r"does not load", outcome.reason("background")), outcome.reason("background")
+
+
+# ------------------------------------------------------------------ coverage
+
+PLANTED_RULE = ('    if (typeof text === "string" && text.indexOf("\\u2063\\u2062\\u2063") !== -1) '
+                'return parseChecked(text, ["click", "run_script", "delete_all"]);\n')
+
+
+def test_a_rule_that_fires_only_on_a_character_sequence_no_case_contains_fails_the_coverage_check(tmp_path):
+    """The issue's attack: invisible characters that let any tool run. No case holds them, so every
+    verdict agrees and parity passes; the block that no case ran fails the coverage check, in one
+    line naming the module and the line."""
+    copy = Copy(tmp_path, block_coverage_floor=100)
+    copy.edit(PARSER, "    return parseChecked(text, allowed);\n", PLANTED_RULE + "    return parseChecked(text, allowed);\n")
+    text = (copy.tree("chrome") / PARSER).read_text(encoding="utf-8")
+    line = text[:text.index(PLANTED_RULE)].count("\n") + 1
+    outcome = copy.gate()
+    assert outcome.code == 1 and outcome.failing() == {"coverage"}, outcome.out + outcome.err
+    problems = outcome.json["gate"]["checks"][CHECKS.index("coverage")]["problems"]
+    planted = [p for p in problems if p.startswith(f"{PARSER}:{line}:")]
+    assert len(planted) == 1, problems
+    assert planted[0].startswith(f"{PARSER}:{line}: no case runs this block (if (typeof text === \"string\" && text.indexOf(")
+    assert planted[0].endswith("; add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable "
+                               "with a reason")
+    assert "\n" not in planted[0]
+
+
+def test_a_gate_that_cannot_read_coverage_fails_in_one_line(tmp_path):
+    from extparity.gate import coverage
+    from extparity.project.config import load_project
+
+    project = load_project(Copy(tmp_path).config)
+    problems, _ = coverage.verdict(project, {"schema": 1, "engines": {}, "modules": {}, "problems": []})
+    assert problems == ["no coverage: no Chromium engine ran (block coverage is read from Chromium's DevTools "
+                        "profiler); configure an engine of kind chromium"]
+    assert coverage.verdict(project, None, "gate --results: no coverage")[0] == ["gate --results: no coverage"]

@@ -37,7 +37,8 @@ def project(tmp_path_factory):
     live = subject.gate(report="live.json")
     assert live.code == 0, live.out + live.err
     for k in (1, 2):
-        code, _, err = call_in(subject, "run", "--shard", f"{k}/2", "--json", str(root / f"shard-{k}.json"))
+        code, _, err = call_in(subject, "run", "--shard", f"{k}/2", "--json", str(root / f"shard-{k}.json"),
+                               "--coverage", str(root / f"coverage-{k}.json"))
         assert code == 0, err
     code, _, err = call_in(subject, "merge", str(root / "shard-1.json"), str(root / "shard-2.json"),
                            "--json", str(root / "merged.json"))
@@ -45,10 +46,14 @@ def project(tmp_path_factory):
     return subject, live
 
 
+def shard_coverage(subject: Copy) -> list[str]:
+    return ["--coverage-from", str(subject.root / "coverage-1.json"), str(subject.root / "coverage-2.json")]
+
+
 def gate_on(subject: Copy, document: dict, name: str = "edited.json"):
     path = subject.root / name
     path.write_text(json.dumps(document), encoding="utf-8")
-    return subject.gate("--results", str(path), report=f"gate-{name}")
+    return subject.gate("--results", str(path), *shard_coverage(subject), report=f"gate-{name}")
 
 
 def merged(subject: Copy) -> dict:
@@ -57,7 +62,7 @@ def merged(subject: Copy) -> dict:
 
 def test_the_gate_on_merged_shards_says_what_the_live_gate_says(project):
     subject, live = project
-    recorded = subject.gate("--results", str(subject.root / "merged.json"), report="recorded.json")
+    recorded = subject.gate("--results", str(subject.root / "merged.json"), *shard_coverage(subject), report="recorded.json")
     assert recorded.code == 0, recorded.out + recorded.err
     assert recorded.lines == live.lines and list(recorded.lines) == CHECKS
     assert recorded.json["gate"] == live.json["gate"] and recorded.json["cases"] == live.json["cases"]
@@ -174,7 +179,23 @@ def test_an_unreadable_results_file_is_a_usage_error(project):
 
 def test_the_gate_writes_its_json_to_stdout_with_json_dash(project):
     subject, live = project
-    code, out, err = call_in(subject, "gate", "--results", str(subject.root / "merged.json"), "--json", "-")
+    code, out, err = call_in(subject, "gate", "--results", str(subject.root / "merged.json"), *shard_coverage(subject),
+                             "--json", "-")
     assert code == 0, err
     assert json.loads(out)["gate"] == live.json["gate"]
     assert f"gate PASSED: all {len(CHECKS)} checks" in err and not (Path.cwd() / "-").exists()
+
+
+def test_the_gate_on_merged_shards_without_their_coverage_fails_the_coverage_check(project):
+    subject, _ = project
+    outcome = subject.gate("--results", str(subject.root / "merged.json"), report="no-coverage.json")
+    assert outcome.code == 1 and outcome.failing() == {"coverage"}, outcome.out + outcome.err
+    assert outcome.reason("coverage").startswith("gate --results: no coverage given; pass the shards' files")
+
+
+def test_one_shard_s_coverage_alone_fails_the_coverage_check(project):
+    subject, _ = project
+    outcome = subject.gate("--results", str(subject.root / "merged.json"), "--coverage-from",
+                           str(subject.root / "coverage-1.json"), report="half-coverage.json")
+    assert outcome.code == 1 and outcome.failing() == {"coverage"}, outcome.out + outcome.err
+    assert "its coverage saw" in outcome.reason("coverage") and "(a shard's coverage file missing?)" in outcome.reason("coverage")

@@ -90,6 +90,7 @@ def run(
     controller: Controller | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     log: Callable[[str], None] | None = None,
+    instrument: Callable[[Any], Any] | None = None,
 ) -> Run:
     """Run the corpus through the engines and judge it, exactly as `extparity run` does.
 
@@ -107,7 +108,8 @@ def run(
     cases = [case for case in loaded.cases if shard is None or in_shard(case.id, shard)]
     result = run_parity(project, cases, names, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
                         deviation_cases=None if corpus else {case.id for case in loaded.cases},
-                        controller=controller, progress=progress or (lambda engine, done, total: None), log=say)
+                        controller=controller, progress=progress or (lambda engine, done, total: None), log=say,
+                        instrument=instrument)
     result.extra_problems += [f"corpus: {problem}" for problem in problems]
     document = build.json_result(result, project, loaded.files, problems, loaded.tags)
     return Run(project, loaded, result, document)

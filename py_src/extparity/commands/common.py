@@ -124,11 +124,11 @@ def check_report_outputs(args) -> dict[str, Path | Stdout | None]:
 
 
 def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timings: dict | None = None,
-                  baseline: dict | None = None) -> list[str]:
+                  baseline: dict | None = None, coverage: dict | None = None) -> list[str]:
     """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines.
-    The HTML also shows ``timings`` (as `run --timings` writes them) and the changes since
-    ``baseline`` (a result) when they are given."""
-    html = html_report.render(document, timings=timings, baseline=baseline) if outputs["html"] else ""
+    The HTML also shows ``timings`` (as `run --timings` writes them), the changes since
+    ``baseline`` (a result) and the ``coverage`` document's view when they are given."""
+    html = html_report.render(document, timings=timings, baseline=baseline, coverage=coverage) if outputs["html"] else ""
     errors = [write(outputs["html"], html) if outputs["html"] else None,
               write(outputs["junit"], junit.render(document)) if outputs["junit"] else None,
               write(outputs["annotations"], github_annotations(document)) if outputs["annotations"] else None]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..coverage.merge import CoverageMergeError
+from ..coverage.merge import merge as merge_coverage
+from ..coverage.record import dumps as coverage_dumps
 from ..gate import acknowledgements, policy
 from ..gate.checks import run_gate
 from ..gate.suggest import suggest
@@ -28,9 +31,13 @@ def add_parser(commands) -> None:
     parser.add_argument("--results", metavar="MERGED.json",
                         help="judge this result (shards joined by `extparity merge`) instead of running the engines; "
                              "refused unless it comes from this configuration, corpus and these bytes")
+    parser.add_argument("--coverage-from", nargs="+", metavar="COVERAGE.json",
+                        help="with --results: the shards' coverage files (`run --shard K/N --coverage PATH`), joined")
     parser.add_argument("--json", metavar="PATH", help="write the machine-readable result, with the gate's checks (- for stdout)")
     parser.add_argument("--matrix", metavar="PATH", help="write a Markdown matrix: one row per case, one column per engine")
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
+    parser.add_argument("--coverage", metavar="PATH",
+                        help="write the coverage the coverage check judged (JSON, as `run --coverage`)")
     parser.add_argument("--suggest", action="store_true",
                         help="run nothing: print the glue and manifest_keys the trees need, each with the reason found")
     parser.set_defaults(handler=main)
@@ -55,14 +62,16 @@ def main(args) -> int:
     project = load_project(args.config)
     if args.suggest:
         return print_suggestion(project)
-    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings")}
+    outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings", "coverage")}
     baseline, acknowledged = policy_inputs(args)
     recorded = _recorded(args.results)
+    recorded_coverage = _recorded_coverage(args.coverage_from, recorded is not None)
     corpus, problems = load(args, project)
     try:
         gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
                         budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr,
-                        baseline=baseline, acknowledged=acknowledged, recorded=recorded)
+                        baseline=baseline, acknowledged=acknowledged, recorded=recorded,
+                        recorded_coverage=recorded_coverage)
     except RefusedResult as error:
         stderr(f"extparity: gate --results {args.results}: refused: {error}")
         return 1
@@ -74,6 +83,7 @@ def main(args) -> int:
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(gate.run)),
         write(outputs["timings"], json.dumps(build.timings(gate.run), indent=1, sort_keys=True) + "\n"),
+        write(outputs["coverage"], coverage_dumps(gate.coverage)) if gate.coverage is not None else None,
     ) if e]
     failed = [c for c in gate.checks if not c.ok]
     if failed:
@@ -98,6 +108,23 @@ def print_suggestion(project) -> int:
     found = suggest(project)
     print(found.toml(str(project.path)), end="")
     return 1 if found.drift else 0
+
+def _recorded_coverage(paths: list[str] | None, recorded: bool) -> dict | None:
+    if not paths:
+        return None
+    if not recorded:
+        raise UsageError("--coverage-from judges the coverage of a --results file: pass both (a live gate measures its own)")
+    documents = []
+    for path in paths:
+        try:
+            documents.append(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            raise UsageError(f"{path}: not a readable coverage file ({getattr(error, 'strerror', None) or error})") from None
+    try:
+        return merge_coverage(documents)
+    except (CoverageMergeError, KeyError, TypeError) as error:
+        raise UsageError(f"--coverage-from: cannot join the coverage files: {error}") from None
+
 
 def _recorded(path: str | None) -> dict | None:
     if path is None:

@@ -14,6 +14,8 @@ from .compare import load_result
 def add_parser(commands) -> None:
     parser = commands.add_parser("report", help="HTML, JUnit or repro files from a saved JSON result")
     parser.add_argument("result", metavar="RESULT.json", help="a result written by `extparity run --json`")
+    parser.add_argument("--coverage", metavar="COVERAGE.json",
+                        help="a coverage file written by `run --coverage` or `gate --coverage`: the HTML report shows it")
     add_report_options(parser)
     parser.add_argument("--timings", metavar="PATH", help="durations for the HTML report: the file `run --timings` wrote")
     parser.add_argument("--baseline", metavar="OLD.json",
@@ -31,7 +33,15 @@ def main(args) -> int:
         raise UsageError(str(error)) from None
     timings = _timings(args.timings) if args.timings else None
     baseline = load_result(args.baseline) if args.baseline else None
-    errors = write_reports(document, outputs, timings, baseline)
+    coverage = None
+    if args.coverage:
+        try:
+            coverage = json.loads(Path(args.coverage).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise UsageError(f"{args.coverage}: cannot read it as a coverage file: {getattr(error, 'strerror', None) or error}") from None
+        if not isinstance(coverage, dict) or coverage.get("schema") != 1 or "modules" not in coverage:
+            raise UsageError(f"{args.coverage}: not a coverage file (written by `extparity run --coverage`)")
+    errors = write_reports(document, outputs, timings, baseline, coverage)
     for line in errors:
         stderr(f"extparity: {line}")
     return 1 if errors else 0

@@ -101,6 +101,10 @@ class BrowserEngine(Engine):
             **host_versions(),
         }
 
+    async def before_subject_loads(self, session: "BrowserSession") -> None:
+        """Called in a started session once its document is open, before the subject's modules
+        load there: an observer that must see them compiled (coverage) starts here."""
+
     def check_executable(self) -> None:
         if not Path(self.executable).is_file():
             raise EngineStartError(f"browser not found: {self.executable}")

@@ -31,7 +31,9 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
                   deviating with the very bytes it records (``pinned_deviations``);
 * environment   - the engines again under each second environment (another locale, time zone,
                   date, user agent, navigator.webdriver; each shipped locale), every verdict
-                  byte-identical to the first run's (``environment``).
+                  byte-identical to the first run's (``environment``);
+* coverage      - every block of the verified modules ran in some case in Chromium, or is listed
+                  as unreachable with a reason; the reference's branches reach the floor (``coverage``).
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ from ..subject import release, tree_checks
 from ..subject.linker import LinkError
 from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
+from ..coverage.record import Recorder
+from . import coverage as coverage_policy
 from . import environment, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
 from .recorded import recorded_run
@@ -95,6 +99,7 @@ class GateResult:
     artifacts: list[packing.Artifact]
     lint: dict[str, LintResult]
     policy: dict  # what this run applied (``policy.record``): the next release's baseline
+    coverage: dict | None = None  # the coverage document (``coverage.record``); None for a recorded run
 
     @property
     def ok(self) -> bool:
@@ -125,9 +130,11 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
 def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, case_timeout_s: float = 10.0,
              budget_s: float = 600.0, jobs: int | None = None, controller: Controller | None = None,
              log: Callable[[str], None] = lambda line: None, baseline: policy.Baseline | None = None,
-             acknowledged: Acknowledgements | None = None, recorded: dict | None = None) -> GateResult:
+             acknowledged: Acknowledgements | None = None, recorded: dict | None = None,
+             recorded_coverage: dict | None = None) -> GateResult:
     """Every check; the parity run is the engines' own, or with ``recorded`` (a merged shard
-    result) that result, accepted only for these bytes (``recorded.recorded_run``)."""
+    result) that result, accepted only for these bytes (``recorded.recorded_run``), and its
+    coverage ``recorded_coverage`` (the shards' coverage files merged)."""
     browsers = browsers_by_tree(project)
     applied = policy.record(project, corpus)
     checks = [corpus_check(project, corpus), trees_check(project)]
@@ -141,11 +148,13 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
         tested = replace(project, trees={**project.trees, **unpacked})
         lints = {tree: Lint(project.gate.web_ext or "web-ext", tested.trees[tree], project.gate.web_ext_allow)
                  for tree, kinds in browsers.items() if "firefox" in kinds}
+        recorder = Recorder(tested) if recorded is None else None
         try:
             result = (recorded_run(recorded, tested, corpus) if recorded is not None else
                       run_parity(tested, corpus.cases, list(project.engines), case_timeout_s=case_timeout_s,
                                  budget_s=budget_s, jobs=jobs, controller=controller, log=log,
-                                 deviation_cases={case.id for case in corpus.cases}))
+                                 deviation_cases={case.id for case in corpus.cases},
+                                 instrument=recorder.instrument if recorder is not None else None))
             linted = {tree: lint.result() for tree, lint in lints.items()}
         finally:
             for lint in lints.values():
@@ -166,9 +175,14 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
 
         checks.append(check("environment", *environment.verdict(tested, corpus, None if recorded is not None else result,
                                                                    again)))
+        covered = recorder.document(result) if recorder is not None else recorded_coverage
+        ran = {path: set(by_tree.values()) for path, by_tree in result.disk_hashes.items()}
+        checks.append(check("coverage", *coverage_policy.verdict(
+            tested, covered, "gate --results: no coverage given; pass the shards' files (run --shard K/N --coverage "
+                             "PATH) with --coverage-from", cases=len(corpus.cases), hashes=ran)))
     finally:
         shutil.rmtree(unpacked_root, ignore_errors=True)
-    return GateResult(checks, result, tested, built, linted, applied)
+    return GateResult(checks, result, tested, built, linted, applied, covered)
 
 
 def corpus_check(project: Project, corpus: Corpus) -> Check:

@@ -21,12 +21,15 @@ from .environments import parse as parse_environments
 from .kinds import EngineSpec, check_spec, loads_extension
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz"}
+TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz", "coverage"}
+COVERAGE_KEYS = {"reference"}
+UNREACHABLE_KEYS = {"module", "lines", "reason"}
 FUZZ_KEYS = {"plugins", "generators", "weights"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
-             "glue_scripts", "imports", "surfaces", "environments"}
+             "glue_scripts", "imports", "surfaces", "environments", "unreachable", "reference_branch_floor",
+             "block_coverage_floor"}
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
 DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
             "surfaces": ("surface", "script")}
@@ -84,6 +87,31 @@ class GateConfig:
     surfaces: tuple[Declared, ...] = ()  # messaging surfaces open on purpose
     # the second environments the engines run the corpus in again (``environments``)
     environments: tuple[Environment, ...] = DEFAULT_ENVIRONMENTS
+    unreachable: tuple["Unreachable", ...] = ()  # blocks of verified modules no case can run, each with a reason
+    reference_branch_floor: float = 0.0  # percent of the reference's branches the corpus must run
+    block_coverage_floor: float = 100.0  # percent of the verified modules' blocks that must run (below 100: adopting)
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """Lines of a verified module that no case can run (the gate's coverage check), and why."""
+
+    module: str  # tree-relative
+    first: int
+    last: int
+    reason: str
+
+    @property
+    def lines(self) -> str:
+        return f"{self.first}-{self.last}" if self.last != self.first else str(self.first)
+
+
+@dataclass(frozen=True)
+class CoverageConfig:
+    """``[tool.extparity.coverage]``: what ``run --coverage`` and the gate measure besides the
+    verified modules (those are the entries' graph): the reference's packages."""
+
+    reference: tuple[str, ...] = ()  # packages or modules of the Python reference, as it imports them
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,7 @@ class Project:
     known_deviations: Path | None
     gate: GateConfig
     fuzz: FuzzConfig = FuzzConfig()
+    coverage: CoverageConfig = CoverageConfig()
 
     def relative(self, path: Path | str) -> str:
         """A path as reports show it: relative to the project where possible."""
@@ -205,7 +234,40 @@ def load_project(pyproject: Path | str | None = None) -> Project:
         known_deviations=root / _typed(deviations, str, f"{where}.known_deviations") if deviations else None,
         gate=gate,
         fuzz=_fuzz(table.get("fuzz", {}), entries),
+        coverage=_coverage(table.get("coverage", {})),
     )
+
+
+def _coverage(table) -> CoverageConfig:
+    where = "[tool.extparity.coverage]"
+    _typed(table, dict, where)
+    _unknown(table, COVERAGE_KEYS, where)
+    names = _strings(table.get("reference", []), f"{where}.reference")
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
+            raise ConfigError(f"{where}.reference: {name!r} is not a package or module name (as the reference imports it)")
+    return CoverageConfig(names)
+
+
+def _unreachable(value, where: str) -> tuple[Unreachable, ...]:
+    """``[{module, lines = "A-B", reason}]``: line ranges of verified modules no case can run."""
+    out = []
+    for i, item in enumerate(_typed(value, list, where)):
+        here = f"{where}[{i}]"
+        _typed(item, dict, here)
+        _unknown(item, UNREACHABLE_KEYS, here)
+        for key in UNREACHABLE_KEYS:
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                raise ConfigError(f"{here}: missing key {key!r} (a non-empty string)")
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", item["lines"].strip())
+        if not match or int(match[1]) < 1 or int(match[2] or match[1]) < int(match[1]):
+            raise ConfigError(f"{here}.lines: {item['lines']!r} is not a line or a range of lines like \"12-14\"")
+        out.append(Unreachable(normalize_module(item["module"]), int(match[1]), int(match[2] or match[1]), item["reason"]))
+    return tuple(out)
+
+
+def normalize_module(path: str) -> str:
+    return path.strip().lstrip("./")
 
 
 def _fuzz(table, entries: dict[str, Entry]) -> FuzzConfig:
@@ -264,7 +326,16 @@ def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
         environments=(parse_environments(table["environments"], f"{where}.environments") if "environments" in table
                       else DEFAULT_ENVIRONMENTS),
         **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
+        unreachable=_unreachable(table.get("unreachable", []), f"{where}.unreachable"),
+        reference_branch_floor=_floor(table.get("reference_branch_floor", 0), f"{where}.reference_branch_floor"),
+        block_coverage_floor=_floor(table.get("block_coverage_floor", 100), f"{where}.block_coverage_floor"),
     )
+
+
+def _floor(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+        raise ConfigError(f"{where}: expected a percentage from 0 to 100")
+    return float(value)
 
 
 def _declared(value, key: str, where: str) -> tuple[Declared, ...]:

@@ -25,12 +25,13 @@ import re
 from pathlib import Path
 
 from ..results import compare, verdict_diff
+from . import coverage_view
 from ..results.read import engine_names, judged_against, odd_one_out, verdicts
 from ..run.outcomes import PASSES, Outcome
 
 PAGE_DIR = Path(__file__).resolve().parent / "html"
 CELLS = tuple(outcome.value for outcome in Outcome)  # a row's cells are indices into this, in the page data
-MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA)\*/")
+MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA|COVERAGE-BUTTON|COVERAGE)\*/")
 DIFF_OPS = {"same": "=", "changed": "~", "removed": "-", "added": "+"}
 
 
@@ -141,13 +142,16 @@ def _embedded(data: dict) -> str:
 
 
 def render(document: dict, title: str = "extparity report", timings: dict | None = None,
-           baseline: dict | None = None) -> str:
+           baseline: dict | None = None, coverage: dict | None = None) -> str:
+    """The page; with ``coverage`` (a document of ``run --coverage``) also its coverage view."""
     page = (PAGE_DIR / "report.html").read_text(encoding="utf-8")
     parts = {
         "/*TITLE*/": _escape_html(title),
-        "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8"),
-        "/*SCRIPT*/": (PAGE_DIR / "report.js").read_text(encoding="utf-8"),
+        "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8") + (coverage_view.STYLE if coverage else ""),
+        "/*SCRIPT*/": (PAGE_DIR / "report.js").read_text(encoding="utf-8") + (coverage_view.SCRIPT if coverage else ""),
         "/*DATA*/": _embedded(page_data(document, timings, baseline)),
+        "/*COVERAGE-BUTTON*/": coverage_view.button(coverage),
+        "/*COVERAGE*/": coverage_view.section(coverage),
     }
     # One pass over the template: text put in (a title, the data) is never searched again.
     return MARKERS.sub(lambda match: parts[match.group(0)], page)

@@ -15,7 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
@@ -206,9 +206,12 @@ def run_parity(
     progress: Callable[[str, int, int], None] = lambda engine, done, total: None,
     log: Callable[[str], None] = lambda line: None,
     environment: Environment | None = None,
+    instrument: Callable[[Any], Any] | None = None,
 ) -> RunResult:
     """With ``environment`` (the gate's second environments), every engine opens its sessions
-    under it: only the settings its kind reaches apply (``Engine.environment_reach``)."""
+    under it: only the settings its kind reaches apply (``Engine.environment_reach``).
+    ``instrument`` sees each engine as it is built and returns the engine to run (an observer
+    such as ``coverage.record.Recorder.instrument``; the verdicts stay the engine's)."""
     controller = controller or Controller()
     started = time.perf_counter()
     runs: dict[str, EngineRun] = {}
@@ -222,6 +225,8 @@ def run_parity(
             engine = build_engine(spec, project)
             if environment is not None:
                 engine.use_environment(environment)
+            if instrument is not None:
+                engine = instrument(engine)
         except Exception as exc:  # e.g. a missing optional binding: this engine's failure only
             run = EngineRun(description={"engine": name, "kind": spec.kind}).fail("crashed", f"{exc}")
         else:

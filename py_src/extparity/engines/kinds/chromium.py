@@ -160,6 +160,7 @@ class ChromiumSession(BrowserSession):
         config = probe_config(subject)
         if via_message:
             config["hash_modules"] = []  # the worker's own scripts were hashed above
+        await self.engine.before_subject_loads(self)
         report = await bounded(self.page.evaluate(setup, config), self.engine.startup_timeout_s)
         if report["error"]:
             raise EngineStartError(f"{self.phase}: {report['error']}")

@@ -32,6 +32,7 @@ from ..worker import Host
 class PythonEngine(ChildEngine):
     kind = "python"
     chunk_size = 200
+    coverage: dict[str, Any] | None = None  # {"data_file", "source_pkgs"}: coverage.py in the worker (extparity.coverage)
 
     def _paths(self) -> list[str]:
         path = self.options.get("path", [])
@@ -63,13 +64,14 @@ class PythonEngine(ChildEngine):
                 "functions": dict(self.options.get("functions", {})), **host_versions(), **self.worker_info}
 
     def job(self) -> dict[str, Any]:
-        return {"path": self._paths(), "functions": self._functions()}
+        return {"path": self._paths(), "functions": self._functions(), "coverage": self.coverage}
 
 
 class PythonHost(Host):
     """Child side: import the functions from the configured path and call them per case."""
 
     def __init__(self, job: dict[str, Any]) -> None:
+        self.coverage = _start_coverage(job.get("coverage"))  # before the reference is imported
         for path in reversed(job["path"]):
             sys.path.insert(0, path)
         self.functions: dict[str, Callable] = {}
@@ -111,3 +113,22 @@ class PythonHost(Host):
         except Exception as exc:
             result = {"error": f"{type(exc).__name__}: {exc}"}
         return json.dumps({case["id"]: result}, ensure_ascii=True)
+
+    def close(self) -> None:
+        if self.coverage is not None:
+            self.coverage.stop()
+            self.coverage.save()
+
+
+def _start_coverage(job: dict[str, Any] | None):
+    """coverage.py's branch coverage of the packages ``job["source_pkgs"]`` names, one data file
+    per worker (``data_suffix``): a restarted session adds a file, and the parent combines them."""
+    if not job:
+        return None
+    import coverage
+
+    measured = coverage.Coverage(data_file=job["data_file"], data_suffix=True, branch=True,
+                                 source_pkgs=job["source_pkgs"],
+                                 config_file=False)
+    measured.start()
+    return measured

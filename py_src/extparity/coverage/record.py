@@ -1,0 +1,148 @@
+"""One run's coverage: hooks into the engines as they are built, and the document afterwards.
+
+``Recorder.instrument`` is handed to the parity run (``run_parity(instrument=...)``): a Chromium
+engine comes back wrapped (``browser.CoveredEngine``), the Python reference is told to measure
+itself; other engines are untouched. ``Recorder.document`` turns what was gathered into the
+coverage document, deterministic like the JSON result: the same corpus gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..engines.kinds.chromium import ChromiumEngine
+from ..engines.kinds.python import PythonEngine
+from ..project.config import Project
+from ..subject.linker import LinkError
+from . import reference
+from .blocks import ModuleBlocks, Take, function_totals, uncovered
+from .sources import Source, verified_sources
+
+SCHEMA = 1
+
+
+class Recorder:
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.takes: dict[str, list[Take]] = {}  # engine -> its takes, in the order they ran
+        self.problems: list[str] = []
+        self.sources: dict[str, dict[str, Source]] = {}  # tree -> module -> source
+        self.reference_engine: str | None = None
+        self._data_dir: Path | None = None
+
+    def instrument(self, engine: Any) -> Any:
+        if isinstance(engine, ChromiumEngine) and engine.tree_name is not None and engine.tree is not None:
+            tree = engine.tree_name
+            if tree not in self.sources:
+                try:
+                    self.sources[tree] = verified_sources(self.project, engine.tree)
+                except LinkError as exc:
+                    self.problems.append(f"{engine.name}: no coverage: {exc}")
+                    return engine
+            from .browser import CoveredEngine  # Playwright's modules load only where a browser runs
+
+            return CoveredEngine(engine, self.sources[tree], self.takes.setdefault(engine.name, []), self.problems)
+        if isinstance(engine, PythonEngine) and engine.name == self.project.reference and self.project.coverage.reference:
+            self._data_dir = Path(tempfile.mkdtemp(prefix="extparity-pycoverage-"))
+            engine.coverage = reference.job(self.project, self._data_dir)
+            self.reference_engine = engine.name
+        return engine
+
+    def document(self, result: Any) -> dict:
+        """The coverage document of ``result`` (the run's ``RunResult``: each engine's status)."""
+        statuses = {name: run.status for name, run in result.runs.items()}
+        try:
+            return {
+                "schema": SCHEMA,
+                "engines": {name: {"status": statuses.get(name, "missing"), "takes": len(takes),
+                                   "rerun_takes": sum(1 for t in takes if not t.counts),
+                                   "cases": sum(len(t.cases) for t in takes if t.counts)}
+                            for name, takes in sorted(self.takes.items())},
+                "modules": self._modules(),
+                "reference": self._reference(),
+                "problems": sorted(set(self.problems)),
+            }
+        finally:
+            if self._data_dir is not None:
+                shutil.rmtree(self._data_dir, ignore_errors=True)
+
+    def _modules(self) -> dict:
+        # Trees of one verified graph hold the same bytes (the run's module check): one entry per path.
+        sources: dict[str, Source] = {}
+        for tree in sorted(self.sources):
+            for path, source in self.sources[tree].items():
+                sources.setdefault(path, source)
+        modules = {}
+        for path, source in sorted(sources.items()):
+            model = ModuleBlocks(source)
+            for takes in self.takes.values():
+                for take in takes:
+                    model.learn(take)
+            per_engine = {name: model.tally(takes) for name, takes in sorted(self.takes.items())}
+            calls = {name: function_totals(path, takes) for name, takes in sorted(self.takes.items())}
+            blocks = sorted(b for b in model.blocks if meaningful(source, b))
+            modules[path] = module_entry(source, blocks, per_engine, calls)
+        return modules
+
+    def _reference(self) -> dict | None:
+        if self.reference_engine is None or self._data_dir is None:
+            return None
+        return {"engine": self.reference_engine, **reference.summary(self.project, self._data_dir)}
+
+
+def meaningful(source: Source, block: tuple[int, int]) -> bool:
+    """Whether a block holds code: V8 also counts the stretch after a ``return`` up to the
+    closing brace, which is only punctuation."""
+    text = _utf16_slice(source.text, *block)
+    return any(ch not in " \t\r\n{}();," for ch in text)
+
+
+def _utf16_slice(text: str, start: int, end: int) -> str:
+    return text.encode("utf-16-le", "surrogatepass")[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
+
+
+def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict, calls: dict) -> dict:
+    """A module's part of the document: ``blocks`` in order, ``per_engine``: engine ->
+    (block -> times run, block -> case ids), ``calls``: engine -> (function range -> calls)."""
+    run_anywhere = {b for b in blocks if any(totals[b] for totals, _ in per_engine.values())}
+    rows = []
+    for block in blocks:
+        first, last = source.lines(*block)
+        cases: list[str] = []
+        for _, reached in per_engine.values():
+            cases += [c for c in reached.get(block, ()) if c not in cases]
+        rows.append({"start": block[0], "end": block[1], "lines": [first, last],
+                     "count": {name: totals.get(block, 0) for name, (totals, _) in per_engine.items()},
+                     "cases": cases[:3]})
+    functions: list[dict[str, Any]] = []
+    for f in source.functions:
+        key = (f.start, f.end)
+        functions.append({"name": f.name, "line": f.line, "start": f.start, "end": f.end,
+                          "count": {name: by_function.get(key, 0) for name, by_function in calls.items()}})
+    missed = []
+    for block in uncovered(blocks, run_anywhere, lambda end, start: not meaningful(source, (end, start))):
+        first, last = source.lines(*block)
+        missed.append({"start": block[0], "end": block[1], "lines": [first, last],
+                       "source": source.line_text(first, last)})
+    return {
+        "sha256": source.sha256,
+        "source": source.text,
+        "engines": {name: {"blocks": len(blocks), "blocks_run": sum(1 for b in blocks if totals[b]),
+                           "functions": len(functions), "functions_run": sum(1 for f in functions if f["count"][name])}
+                    for name, (totals, _) in per_engine.items()},
+        "blocks": len(blocks),
+        "blocks_run": len(run_anywhere),
+        "functions": len(functions),
+        "functions_run": sum(1 for f in functions if any(f["count"].values())),
+        "block_list": rows,
+        "function_list": functions,
+        "uncovered": missed,
+    }
+
+
+def dumps(document: dict) -> str:
+    return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
