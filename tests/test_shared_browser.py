@@ -5,7 +5,7 @@ What is checked, in real Chromium and Firefox: both engines of a tree ran in the
 (their sessions' timings name it); the JSON result of a run with shared browsers is byte for
 byte the one of the same engines run one at a time, each in a browser of its own; and a case
 that hangs in a shared browser is still named, in both engines, with every other case's verdict
-kept and no innocent case blamed (the engines then go on in browsers of their own).
+kept and no case of the other engine blamed (both then go on in browsers of their own).
 """
 
 from __future__ import annotations
@@ -50,11 +50,14 @@ def test_a_shared_browser_gives_the_json_bytes_of_the_engines_run_one_at_a_time(
     assert api.result_bytes(shared.document) == api.result_bytes(document)
 
 
+# The background answers LOOP itself: only the page engines hang on it, and while they do they
+# hold up the browser their message-path twins share with them (one renderer in Chromium, the
+# background document in Firefox), whose case then breaks through no fault of its own.
 BACKGROUND = """\
 import { parseToolCallsCanonical } from "./src/agent/tool-call-parser.js";
 const api = globalThis.browser ?? globalThis.chrome;
 api.runtime.onMessage.addListener((message, sender, respond) => {
-  respond({ verdict: parseToolCallsCanonical(message.text, message.allowed) });
+  respond({ verdict: message.text === "LOOP" ? "answered" : parseToolCallsCanonical(message.text, message.allowed) });
 });
 """
 ADAPTER = """\
@@ -62,9 +65,12 @@ export default async function (send, modules, text, allowed) {
   return (await send({ text, allowed })).verdict;
 }
 """
+HANGS = 20
 
 
-def test_a_case_that_hangs_in_a_shared_browser_is_named_in_both_engines_and_blames_no_other(tmp_path):
+def test_a_case_that_hangs_one_engine_of_a_shared_browser_is_named_and_blames_no_case_of_the_other(tmp_path):
+    """One case per call (chunk_size 1), so that a case broken by the other engine's hang would
+    be blamed if the break were taken as this engine's own."""
     trees = {flavor: make_tree(tmp_path / flavor, flavor, {"background.js": BACKGROUND})
              for flavor in ("chrome", "firefox")}
     (tmp_path / "adapters").mkdir()
@@ -73,25 +79,26 @@ def test_a_case_that_hangs_in_a_shared_browser_is_named_in_both_engines_and_blam
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "tags.json").write_text(json.dumps({"t": "a test case"}))
-    texts = [f"text {i}" for i in range(6)] + ["LOOP"] + [f"more {i}" for i in range(6)]
+    texts = [f"text {i}" for i in range(200)]
+    texts[HANGS] = "LOOP"
     (corpus / "cases.jsonl").write_text("".join(
-        json.dumps({"id": f"c{i:02d}", "fn": "parse", "input": text, "allowed": [], "expect": "reference",
+        json.dumps({"id": f"c{i:03d}", "fn": "parse", "input": text, "allowed": [], "expect": "reference",
                     "tags": ["t"], "why": "test_shared_browser"}) + "\n" for i, text in enumerate(texts)))
-    engines = {"chromium": {"kind": "chromium", "tree": "chrome"}, "firefox": {"kind": "firefox", "tree": "firefox"}}
+    engines = {"chromium": {"kind": "chromium", "tree": "chrome", "chunk_size": 1},
+               "firefox": {"kind": "firefox", "tree": "firefox", "chunk_size": 1}}
     project = write_project(tmp_path, trees, engines,
                             gate={"messages": {"parse": "adapters/parse.js", "repair": "adapters/repair.js"}})
-    run = api.run(project, case_timeout_s=3)
-    runs = run.result.runs
+    runs = api.run(project, case_timeout_s=3).result.runs
     assert list(runs) == BROWSERS
     for name, engine_run in runs.items():
         assert engine_run.status == "ok", (name, engine_run.detail)
-        assert set(engine_run.failures) == {"c06"}, (name, engine_run.failures)
-        assert engine_run.failures["c06"].kind == "timeout"
-        assert len(engine_run.verdicts) == len(texts) - 1
+        hangs = name in ("chromium", "firefox")
+        assert sorted(engine_run.failures) == (["c020"] if hangs else []), (name, engine_run.failures)
+        assert len(engine_run.verdicts) == len(texts) - hangs
+        if hangs:
+            assert engine_run.failures["c020"].kind == "timeout"
         # the first launch was shared; after the hang, each engine went on in a browser of its own
         first, *later = launches(engine_run)
-        assert later and first not in later
+        assert later and first not in later, (name, launches(engine_run))
     assert launches(runs["chromium"])[0] == launches(runs["chromium-background"])[0]
     assert launches(runs["firefox"])[0] == launches(runs["firefox-background"])[0]
-    cells = {case["id"]: set(case["cells"].values()) for case in run.document["cases"]}
-    assert cells == {f"c{i:02d}": {"timeout"} if i == 6 else {"pass"} for i in range(len(texts))}

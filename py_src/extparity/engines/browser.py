@@ -10,6 +10,11 @@ the verdict text: ``export default async (send, modules, ...args) => verdictText
 ``send(message)`` resolves with the background's reply and ``modules`` maps every module the
 entries reach to its namespace (so a reply can be written with the subject's own serializer).
 
+A *launch* (``BrowserLaunch``) is one started browser with the tree's extension loaded; a
+*session* (``BrowserSession``) is one engine's way into it: a tab in Chromium, a channel of the
+probe server in Firefox. The engines of one tree share a launch (``sharing.SharedBrowser``);
+alone, a session starts a launch of its own.
+
 Why a private loop in its own thread: the browser kinds need hard time limits around calls into
 the page (only Playwright's async API can abandon a call that never returns), the driver is
 synchronous, and the caller may already run an event loop (pytest plugins). A session keeps its
@@ -27,16 +32,13 @@ import threading
 from dataclasses import replace
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from ..project.kinds import IN_BROWSER
 from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 from .base import Batch, Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
 from .child import link_subject
 from .executables import choose_executable
-
-if TYPE_CHECKING:
-    from .sharing import SharedBrowser
 
 
 class LoopThread:
@@ -87,7 +89,7 @@ class BrowserEngine(Engine):
         self.chunk_size = int(self.options.get("chunk_size", self.chunk_size))
         self.startup_timeout_s = float(self.options.get("startup_timeout_s", 60.0))
         self.via = self.options.get("via", "module")
-        self.shared: SharedBrowser | None = None  # set by ``share_browsers`` for the engines of one tree
+        self.shared: Any = None  # a ``sharing.SharedBrowser``, set by ``share_browsers`` for the engines of one tree
         self.browser_version: str | None = None
         self._subject: dict[str, Any] | None = None
 
