@@ -77,7 +77,8 @@ class ChromiumLaunch(BrowserLaunch):
     async def start(self) -> None:
         self.playwright = await async_playwright().start()
         self.endpoint = self.engine.options.get("endpoint")
-        self.browser = None
+        self.browser: Any = None  # a remote browser, connected to over CDP
+        self.browser_version: str | None = None
         self.first_page_taken = False
         if self.endpoint:
             self.phase = f"connecting to {self.endpoint}"
@@ -192,8 +193,9 @@ class ChromiumLaunch(BrowserLaunch):
         """A browser launched here is not closed gracefully (its profile is deleted next):
         stopping Playwright kills its process group at once and removes Playwright's files.
         A remote browser is disconnected from, never closed."""
-        if getattr(self, "browser", None) is not None:
-            await bounded(self.browser.close(), 10, default=None)
+        browser = getattr(self, "browser", None)
+        if browser is not None:
+            await bounded(browser.close(), 10, default=None)
         if getattr(self, "playwright", None) is not None:
             await self.playwright.stop()
 
