@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ..corpus.cases import PARITY_ONLY, Case
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, EngineDriver
+from ..engines.sharing import share_browsers
 from ..project.config import Project
 from ..project.kinds import build_engine
 from ..run.judge import CaseResult, judge
@@ -216,6 +217,7 @@ class Campaign:
                 self.result.engine_problems.append(f"{name}: CRASHED: {exc}")
                 continue
             self.drivers[name] = EngineDriver(engine, self.controller, case_timeout_s=self.options.case_timeout_s)
+        share_browsers(driver.engine for driver in self.drivers.values())  # one browser per tree
 
     def _run(self, pool: ThreadPoolExecutor, cases: list[Case]) -> list[CaseResult]:
         """``cases`` through every engine at once, judged as a parity run judges them."""
