@@ -288,10 +288,10 @@ def seed_cases(cases: list[Case]) -> dict[str, list[Case]]:
 
 def corpus_lines(findings: list[Finding]) -> str:
     """The minimised cases as corpus lines, ready to commit (parity-only expectations)."""
-    return "".join(_corpus_line(finding.minimised) + "\n" for finding in findings)
+    return "".join(corpus_line(finding.minimised) + "\n" for finding in findings)
 
 
-def _corpus_line(case: Case) -> str:
+def corpus_line(case: Case) -> str:
     """Readable UTF-8 where the text allows; escapes where it holds lone surrogates, which UTF-8
     cannot carry but JSON's \\u escapes can."""
     text = json.dumps(case.line_json(), ensure_ascii=False)

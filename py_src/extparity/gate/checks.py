@@ -31,7 +31,9 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
                   deviating with the very bytes it records (``pinned_deviations``);
 * environment   - the engines again under each second environment (another locale, time zone,
                   date, user agent, navigator.webdriver; each shipped locale), every verdict
-                  byte-identical to the first run's (``environment``).
+                  byte-identical to the first run's (``environment``);
+* fuzz          - a fixed-seed campaign through the headless engines, seeded from the corpus,
+                  finds nothing within its case budget and time cap (``fuzz_budget``).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from ..subject import release, tree_checks
 from ..subject.linker import LinkError
 from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
-from . import environment, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
+from . import environment, fuzz_budget, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
 from .recorded import recorded_run
 
@@ -166,6 +168,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
 
         checks.append(check("environment", *environment.verdict(tested, corpus, None if recorded is not None else result,
                                                                    again)))
+        checks.append(check("fuzz", *fuzz_budget.verdict(tested, corpus, controller, log)))
     finally:
         shutil.rmtree(unpacked_root, ignore_errors=True)
     return GateResult(checks, result, tested, built, linted, applied)

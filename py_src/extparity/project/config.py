@@ -26,7 +26,8 @@ FUZZ_KEYS = {"plugins", "generators", "weights"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
-             "glue_scripts", "imports", "surfaces", "environments"}
+             "glue_scripts", "imports", "surfaces", "environments", "fuzz"}
+FUZZ_BUDGET_KEYS = {"seed", "cases", "seconds"}
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
 DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
             "surfaces": ("surface", "script")}
@@ -66,6 +67,19 @@ class Declared:
 
 
 @dataclass(frozen=True)
+class FuzzBudget:
+    """``[tool.extparity.gate].fuzz``: the gate's own fuzz campaign. A fixed number of cases of a
+    fixed seed, so that the same corpus and config always run the same cases and give the same
+    verdict; ``seconds`` caps the wall time, and a campaign the cap cuts short fails the gate
+    (a loaded machine covering fewer cases would otherwise pass on less). ``cases = 0`` turns it
+    off, and the check's line says so."""
+
+    seed: int = 0
+    cases: int = 20_000
+    seconds: float = 90.0
+
+
+@dataclass(frozen=True)
 class GateConfig:
     """``[tool.extparity.gate]``: what the release gate may let differ, and where releases live."""
 
@@ -84,6 +98,7 @@ class GateConfig:
     surfaces: tuple[Declared, ...] = ()  # messaging surfaces open on purpose
     # the second environments the engines run the corpus in again (``environments``)
     environments: tuple[Environment, ...] = DEFAULT_ENVIRONMENTS
+    fuzz: FuzzBudget = FuzzBudget()  # the gate's fuzz campaign through the headless engines
 
 
 @dataclass(frozen=True)
@@ -263,8 +278,23 @@ def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
         web_ext_allow=_strings(web_ext.get("allow", []), f"{where}.web_ext.allow"),
         environments=(parse_environments(table["environments"], f"{where}.environments") if "environments" in table
                       else DEFAULT_ENVIRONMENTS),
+        fuzz=_fuzz_budget(table.get("fuzz", {}), f"{where}.fuzz"),
         **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
     )
+
+
+def _fuzz_budget(table, where: str) -> FuzzBudget:
+    _typed(table, dict, where)
+    _unknown(table, FUZZ_BUDGET_KEYS, where)
+    default = FuzzBudget()
+    seed, cases = table.get("seed", default.seed), table.get("cases", default.cases)
+    seconds = table.get("seconds", default.seconds)
+    for key, value in (("seed", seed), ("cases", cases)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"{where}.{key}: expected a whole number of at least 0")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise ConfigError(f"{where}.seconds: expected a positive number")
+    return FuzzBudget(seed=seed, cases=cases, seconds=float(seconds))
 
 
 def _declared(value, key: str, where: str) -> tuple[Declared, ...]:
