@@ -122,11 +122,15 @@ def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(t
 
 
 def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_path):
+    """Batches of 400 and of 23 cases: the pipeline holds different cases in flight when each
+    finding stops it, and the findings file must not change."""
     project = project_copy(tmp_path / "project", "whitespace")
-    runs = [fuzz("--seed", "11", "--cases", "2000", "--max-findings", "3", "--engines", "python,quickjs-firefox",
-                 "--out", f"found{k}", cwd=project) for k in (1, 2)]
+    runs = [fuzz("--seed", "11", "--cases", "2000", "--max-findings", "3", "--batch", batch,
+                 "--engines", "python,quickjs-firefox", "--out", f"found{k}", cwd=project)
+            for k, batch in ((1, "400"), (2, "23"))]
     assert [run.returncode for run in runs] == [1, 1], runs[0].stderr
     first = (project / "found1" / "fuzz-11.jsonl").read_bytes()
+    assert len(first.splitlines()) == 3, "three findings to compare"
     assert first == (project / "found2" / "fuzz-11.jsonl").read_bytes()
     case = json.loads(first.decode("utf-8").splitlines()[0])
     index = case["id"].rsplit("-", 1)[1]
