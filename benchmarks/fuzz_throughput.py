@@ -12,7 +12,7 @@ With ``--before DIR`` (a checkout of an older harness, e.g. ``git worktree add /
 3574734``), every row also runs that checkout's harness on this checkout's subject, config and
 cases, interleaved with this one's so that both see the same machine.
 
-    .venv/bin/python benchmarks/fuzz_throughput.py [--cases 20000] [--seed 20261201] [--before DIR] [--only headless]
+    .venv/bin/python benchmarks/fuzz_throughput.py [--cases 20000] [--seed 20261201] [--before DIR] [--only headless|five] [--repeat N]
 """
 
 from __future__ import annotations
@@ -71,15 +71,18 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--before", type=Path, metavar="DIR", help="a checkout of an older harness to time side by side")
-    parser.add_argument("--only", choices=["headless"], help="headless: leave out the rows with browsers")
+    parser.add_argument("--only", choices=["headless", "five"],
+                        help="headless: leave out the rows with browsers; five: only the five headless engines together")
+    parser.add_argument("--repeat", type=int, default=1, help="run each row this many times, alternating harnesses")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
     harnesses = {"this": ROOT, **({"before": args.before.resolve()} if args.before else {})}
     sets = {label: engines for label, engines in SETS.items()
-            if not (args.only == "headless" and {"chromium", "firefox"} & set(engines.split(",")))}
+            if not (args.only == "headless" and {"chromium", "firefox"} & set(engines.split(",")))
+            and not (args.only == "five" and engines != HEADLESS)}
     rows = []
     for label, engines in sets.items():
-        for which, harness in harnesses.items():
+        for which, harness in [item for _ in range(args.repeat) for item in harnesses.items()]:
             with tempfile.TemporaryDirectory(prefix="fuzz-throughput-") as folder:
                 rows.append((label, which, campaign(engines, args.cases, args.seed, Path(folder), harness)))
     print(f"extparity fuzz --seed {args.seed} --cases {args.cases}, per engine set and harness; "

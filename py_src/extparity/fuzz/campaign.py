@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -139,6 +140,7 @@ class CaseFactory:
 
 
 PIPELINE_DEPTH = 2  # batches handed to the engines ahead of the one being judged
+SWITCH_INTERVAL_S = 0.0005
 
 
 @dataclass
@@ -179,6 +181,10 @@ class Campaign:
     def run(self) -> CampaignResult:
         options, result = self.options, self.result
         started = time.perf_counter()
+        # While this thread generates and judges, the lanes' threads wait for the GIL to read each
+        # answer; at the default 5 ms switch interval a worker sat idle at every chunk boundary.
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.lanes = {name: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"extparity-fuzz-{name}")
                       for name in self.engine_names}
         try:
@@ -228,6 +234,7 @@ class Campaign:
                 lane.shutdown(wait=True, cancel_futures=True)
             for driver in self.drivers.values():
                 driver.close()
+            sys.setswitchinterval(switch_interval)
             result.seconds = time.perf_counter() - started
             result.engines = {name: _engine_summary(driver) for name, driver in self.drivers.items()}
         return result
