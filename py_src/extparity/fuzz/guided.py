@@ -121,7 +121,7 @@ class GuidedFactory:
 
     def _mutated(self, rng: random.Random, entry: str, index: int) -> Case:
         kept, target = self.kept[entry], self.base.targets[entry]
-        if kept and (not target.seeds or rng.random() < 0.5):  # an input that reached new arcs, the newest first
+        if kept and (not target.seeds or rng.random() < 0.8):  # an input that reached new arcs, the newest first
             parent = kept[-1 - rng.randrange(min(RECENT, len(kept)))] if rng.random() < 0.7 else rng.choice(kept)
         else:  # or a corpus case: what the corpus reaches, one value the code compares against further
             parent = dict(rng.choice(target.seeds))
