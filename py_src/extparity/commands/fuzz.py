@@ -68,15 +68,14 @@ def main(args) -> int:
         raise UsageError(f"the corpus the generators start from has {len(problems)} bad line(s); first: {problems[0]}")
     try:
         seeds = seed_cases(corpus.cases)
-        factory = CaseFactory(project, seeds, seed, options.entries)
-        if args.guided:
-            factory = guided_factory(project, factory, seeds)
+        unguided = CaseFactory(project, seeds, seed, options.entries)
+        factory: CaseFactory | GuidedFactory = guided_factory(project, unguided, seeds) if args.guided else unguided
     except (GeneratorError, EngineStartError) as error:
         raise UsageError(str(error)) from None
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
            + "; ".join(f"{entry}: {', '.join(name for name, _ in factory.generators[entry])}"
                        for entry in factory.entry_names))
-    if args.guided:
+    if isinstance(factory, GuidedFactory):
         stderr(f"fuzz: guided by the Python reference's arcs ({factory.corpus_arcs} reached by the corpus), "
                f"splicing {len(factory.literals)} literals of the verified modules")
     found: list = []

@@ -18,7 +18,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from ..corpus.cases import PARITY_ONLY, Case
 from ..engines.base import EngineRun
@@ -74,6 +74,12 @@ class CampaignResult:
     @property
     def failed(self) -> bool:
         return bool(self.findings or self.repeats or self.engine_problems or not self.cases)
+
+
+class Factory(Protocol):
+    """What a campaign asks of its cases' maker: case ``index`` and the generator that made it."""
+
+    def make(self, index: int) -> tuple[Case, str]: ...
 
 
 class CaseFactory:
@@ -161,7 +167,7 @@ class Campaign:
     the overlap: a batch still in flight when the campaign stops is dropped, never judged.
     """
 
-    def __init__(self, project: Project, engines: list[str], factory: CaseFactory, options: FuzzOptions,
+    def __init__(self, project: Project, engines: list[str], factory: Factory, options: FuzzOptions,
                  controller: Controller, *, on_finding: Callable[[Finding], None] = lambda finding: None,
                  log: Callable[[str], None] = lambda line: None) -> None:
         self.project = project

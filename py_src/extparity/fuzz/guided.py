@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ..corpus.cases import PARITY_ONLY, Case
 from ..engines.kinds.python import PythonHost
@@ -46,10 +46,10 @@ class ReferenceCoverage:
             raise GeneratorError("--guided reads the coverage of the Python reference: configure a reference "
                                  "engine of kind \"python\"")
         self.host = PythonHost(build_engine(spec, project).job())
-        modules = {module.__file__ for module in list(sys.modules.values()) if getattr(module, "__file__", None)}
+        modules = {getattr(module, "__file__", None) for module in list(sys.modules.values())}
         wanted = set(self.host.hashes)
-        self.files = frozenset(path for path in modules
-                               if any(Path(path).as_posix().endswith("/" + name) for name in wanted))
+        self.files = frozenset(path for path in modules if isinstance(path, str)
+                               and any(Path(path).as_posix().endswith("/" + name) for name in wanted))
         if not self.files:
             raise GeneratorError("--guided: none of the reference's files is loaded in this process")
 
@@ -125,7 +125,7 @@ class GuidedFactory:
             parent = kept[-1 - rng.randrange(min(RECENT, len(kept)))] if rng.random() < 0.7 else rng.choice(kept)
         else:  # or a corpus case: what the corpus reaches, one value the code compares against further
             parent = dict(rng.choice(target.seeds))
-        pool = kept or list(target.seeds)
+        pool: list[Mapping[str, Any]] = [*kept] if kept else list(target.seeds)
         first = target.entry.args[0]
         fields = dict(parent)
         for _ in range(rng.randint(1, 3)):
