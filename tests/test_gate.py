@@ -38,8 +38,9 @@ ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rej
                   '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
 SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
 CHECKS = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
-          "web-ext lint", "entry points", "background", "parity", "known deviations", "environment", "coverage"]
+          "web-ext lint", "entry points", "background", "parity", "known deviations", "environment", "coverage", "fuzz"]
 LINK = "https://example.org/extparity/gate-test"
+SMALL_FUZZ_BUDGET = 2000
 
 PARSE_INPUTS = {
     "parse-own-line": ('{"name":"click","arguments":{"selector":"#a"}}', ["click"]),
@@ -97,6 +98,9 @@ class Copy:
         table["gate"]["web_ext"]["command"] = str(ROOT / table["gate"]["web_ext"]["command"])
         if not second_environments:
             table["gate"]["environments"] = []
+        table["fuzz"]["plugins"] = [str(ROOT / plugin) for plugin in table["fuzz"]["plugins"]]
+        if corpus != "bundled":  # a small corpus gets a small fuzz budget: each gate run here pays for it
+            table["gate"]["fuzz"] = {"seed": 0, "cases": SMALL_FUZZ_BUDGET}
         table["gate"].update(gate_changes)
         if corpus == "bundled":
             table["corpus"] = [str(ROOT / "fixtures")]
@@ -353,8 +357,9 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     (copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip").write_bytes(tampered.getvalue())
     outcome = copy.gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity"}
+    assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity", "fuzz"}
     assert outcome.reason("corpus") == "no cases: a gate on zero cases proves nothing"
+    assert outcome.reason("fuzz") == "no corpus case to seed the generators from"
     first = css.read_bytes().index(b"{ ")
     assert outcome.reason("trees") == f"inspector.css: differs between chrome and firefox (first at byte {first + 2}) (and 1 more)"
     assert outcome.json["gate"]["checks"][CHECKS.index("trees")]["problems"][1] == \
@@ -380,6 +385,41 @@ def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tm
     assert "web-ext lint" not in outcome.lines  # no Firefox tree in this config
 
 
+# ------------------------------------------------------------------ attack: a rule for a band of lengths no case has
+
+BAND = (300, 340)  # text lengths, in UTF-16 units; every case of the small corpus is shorter
+VERDICT_OF_THE_TEXT = "const verdict = new Verdict(new Set(allowed), raw);"
+ANY_TOOL_IN_THE_BAND = (f"const verdict = new Verdict(raw.length >= {BAND[0]} && raw.length < {BAND[1]} "
+                        f"? {{ has: () => true }} : new Set(allowed), raw);")
+
+
+def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fuzz_budget(tmp_path):
+    copy = Copy(tmp_path)
+    copy.edit(PARSER, VERDICT_OF_THE_TEXT, ANY_TOOL_IN_THE_BAND)
+    assert all(len(text) < BAND[0] for text, _ in PARSE_INPUTS.values())
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"fuzz"}, outcome.out
+    line = outcome.reason("fuzz")
+    match = re.fullmatch(r"fuzz-0-\d+ \((\w+), parse\): quickjs-chrome diverges; minimised from (\d+) to (\d+) units; "
+                         r"as a corpus line: (\{.*\})", line)
+    assert match, line
+    case = json.loads(match.group(4))
+    assert BAND[0] <= len(case["input"]) < BAND[1] and case["fn"] == "parse" and case["expect"] == "reference"
+    assert json.loads(parse_tool_calls_canonical(case["input"], case["allowed"]))["rejected"], \
+        "the reference rejects a call in the found text, which the planted rule lets run"
+    assert outcome.json["gate"]["checks"][CHECKS.index("fuzz")]["problems"] == [line], "one finding, on one line"
+
+
+def test_a_fuzz_budget_the_time_cap_cuts_short_fails_instead_of_passing_on_fewer_cases(tmp_path):
+    outcome = Copy(tmp_path, fuzz={"seed": 0, "cases": 1_000_000, "seconds": 2}).gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"fuzz"}, outcome.out
+    assert re.fullmatch(r"only [\d,]+ of the 1,000,000 cases of seed 0 ran within the 2s cap "
+                        r"\(\[tool.extparity.gate\].fuzz.seconds\): the gate does not pass on a smaller budget; "
+                        r"raise the cap or lower \[tool.extparity.gate\].fuzz.cases", outcome.reason("fuzz")), outcome.reason("fuzz")
+
+
 # ------------------------------------------------------------------ usage and config errors: exit 2 before anything runs
 
 def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_path):
@@ -400,6 +440,9 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"purity": [{"identifier": "Date.now", "module": "src/a.js"}]}, "purity[0]: missing key 'reason'"),
     ({"glue_scripts": [{"script": "a.js", "reason": "r", "why": "?"}]}, "glue_scripts[0]: unknown key 'why'"),
     ({"surfaces": [{"surface": "externally_connectable", "reason": "r"}] * 2}, "surfaces[1]: declared twice"),
+    ({"fuzz": {"cases": -1}}, "fuzz.cases: expected a whole number of at least 0"),
+    ({"fuzz": {"seconds": 0}}, "fuzz.seconds: expected a positive number"),
+    ({"fuzz": {"budget": 30}}, "fuzz: unknown key 'budget'"),
 ])
 def test_a_malformed_gate_table_exits_2_naming_the_key(tmp_path, change, words):
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from ..fuzz.campaign import (FUZZ_TAG, Campaign, CaseFactory, FuzzOptions, corpus_lines, findings_path,
                              seed_cases)
+from ..engines.base import EngineStartError
 from ..fuzz.generators import GeneratorError
+from ..fuzz.guided import GuidedFactory, guided_factory
 from ..project.config import load_project
 from ..run.parity import select_engines
 from .common import UsageError, add_corpus_option, check_output, controller, load, print_failures, stderr, write
@@ -33,6 +35,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--max-findings", type=int, default=20, metavar="N", help="stop after N distinct findings (default 20)")
     parser.add_argument("--shrink-seconds", type=float, default=60.0, metavar="S", help="time to minimise one finding (default 60)")
     parser.add_argument("--batch", type=int, default=400, metavar="N", help="cases per round trip to the engines (default 400)")
+    parser.add_argument("--guided", action="store_true",
+                        help="keep and mutate first the inputs that reach new arcs of the Python reference, "
+                             "splicing in the values the verified modules compare against")
     parser.add_argument("--case-timeout", type=float, default=10.0, metavar="S",
                         help="seconds one case may take in one engine before it is a TIMEOUT (default 10)")
     add_corpus_option(parser)
@@ -46,6 +51,8 @@ def main(args) -> int:
             raise UsageError(f"--{flag.replace('_', '-')} must be positive")
     if args.start < 0:
         raise UsageError("--start must be 0 or more")
+    if args.guided and args.start:
+        raise UsageError("--guided makes case i from what cases 0..i-1 reached, so it cannot --start at a later case")
     project = load_project(args.config)
     engines = select_engines(project, args.engines)
     summary_path = check_output(args.json)
@@ -60,12 +67,17 @@ def main(args) -> int:
     if problems:
         raise UsageError(f"the corpus the generators start from has {len(problems)} bad line(s); first: {problems[0]}")
     try:
-        factory = CaseFactory(project, seed_cases(corpus.cases), seed, options.entries)
-    except GeneratorError as error:
+        seeds = seed_cases(corpus.cases)
+        unguided = CaseFactory(project, seeds, seed, options.entries)
+        factory: CaseFactory | GuidedFactory = guided_factory(project, unguided, seeds) if args.guided else unguided
+    except (GeneratorError, EngineStartError) as error:
         raise UsageError(str(error)) from None
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
            + "; ".join(f"{entry}: {', '.join(name for name, _ in factory.generators[entry])}"
                        for entry in factory.entry_names))
+    if isinstance(factory, GuidedFactory):
+        stderr(f"fuzz: guided by the Python reference's arcs ({factory.corpus_arcs} reached by the corpus), "
+               f"splicing {len(factory.literals)} literals of the verified modules")
     found: list = []
 
     def keep(finding) -> None:
@@ -92,7 +104,13 @@ def main(args) -> int:
     for name, engine in result.engines.items():
         print(f"  {name}: {engine['status']}, busy {engine['busy_s']:.1f}s, "
               f"{engine['sessions']} session(s), {engine['restarts']} restart(s)")
-    unwritten = write(summary_path, json.dumps(_summary(result, seed, args.start, engines), indent=1, sort_keys=True) + "\n")
+    summary = _summary(result, seed, args.start, engines)
+    if isinstance(factory, GuidedFactory):
+        summary["guided"] = {"corpus_arcs": factory.corpus_arcs, "reached_arcs": len(factory.reached),
+                             "kept": {entry: len(inputs) for entry, inputs in factory.kept.items()}}
+        print(f"  guided: {len(factory.reached):,} arcs of the reference reached, {factory.corpus_arcs:,} by the "
+              f"corpus; {sum(summary['guided']['kept'].values())} input(s) kept for reaching new ones")
+    unwritten = write(summary_path, json.dumps(summary, indent=1, sort_keys=True) + "\n")
     lines = [f"{len(result.findings)} finding(s), minimised in {target}" if result.findings else None,
              f"{result.repeats} more failing case(s) minimised to an earlier finding" if result.repeats else None,
              *result.engine_problems,

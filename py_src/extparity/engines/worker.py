@@ -5,6 +5,8 @@ any number of ``{"op": "run", "cases": "<ASCII JSON case list>"}``, then ``{"op"
 child answers ``{"event": "ready", "hashes", "info"}`` or ``{"event": "start-error",
 "detail"}``, then one ``{"event": "case", "result": "<batch-runner JSON for that case>"}`` per
 case, in order, flushed at once: the parent reads a missing line as "this case hung or crashed".
+A host that runs a whole list at once under its own time limit answers it in one line (the
+parent, told ``batches``, waits for the list, not for each case).
 
 ``host`` is the ``package.module:Class`` the kind registry (``project.kinds``) names for the
 engine's kind, so a kind of the user's own runs here as the built-in ones do. The protocol owns
@@ -141,9 +143,8 @@ class JSHost(Host):
             out = self.settle_within(json.dumps(cases, ensure_ascii=True), case_timeout_s)
         except Interrupted:
             out = None
-        if out is not None:
-            for case_id, result in json.loads(out).items():
-                yield json.dumps({case_id: result}, ensure_ascii=True)
+        if out is not None:  # one line for the list: the parent reads it as one batch-runner result
+            yield out
             return
         for case in cases:
             try:

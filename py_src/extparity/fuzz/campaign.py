@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from ..corpus.cases import PARITY_ONLY, Case
 from ..engines.base import EngineRun
@@ -73,6 +75,12 @@ class CampaignResult:
     @property
     def failed(self) -> bool:
         return bool(self.findings or self.repeats or self.engine_problems or not self.cases)
+
+
+class Factory(Protocol):
+    """What a campaign asks of its cases' maker: case ``index`` and the generator that made it."""
+
+    def make(self, index: int) -> tuple[Case, str]: ...
 
 
 class CaseFactory:
@@ -138,10 +146,29 @@ class CaseFactory:
         return case, name
 
 
-class Campaign:
-    """Engines stay open for the whole campaign; every batch goes to all of them at once."""
+PIPELINE_DEPTH = 2  # batches handed to the engines ahead of the one being judged
+SWITCH_INTERVAL_S = 0.0005
 
-    def __init__(self, project: Project, engines: list[str], factory: CaseFactory, options: FuzzOptions,
+
+@dataclass
+class _InFlight:
+    """A batch handed to every engine: its cases, with their generators, and each engine's answer to come."""
+
+    made: list[tuple[Case, str]]
+    answers: dict[str, Future]
+
+
+class Campaign:
+    """Engines stay open for the whole campaign; every batch goes to all of them at once.
+
+    Why a pipeline: the engines work in their own processes, the harness in this one, so while
+    the engines run batch k+1 the harness judges batch k and generates batch k+2, instead of
+    the engines waiting for both. Each engine takes its batches in order on a lane of its own
+    (one thread), and batches are judged in order, so what a campaign finds does not depend on
+    the overlap: a batch still in flight when the campaign stops is dropped, never judged.
+    """
+
+    def __init__(self, project: Project, engines: list[str], factory: Factory, options: FuzzOptions,
                  controller: Controller, *, on_finding: Callable[[Finding], None] = lambda finding: None,
                  log: Callable[[str], None] = lambda line: None) -> None:
         self.project = project
@@ -153,6 +180,7 @@ class Campaign:
         self.log = log
         self.reference = project.reference if project.reference in engines else None
         self.drivers: dict[str, EngineDriver] = {}
+        self.lanes: dict[str, ThreadPoolExecutor] = {}
         self.result = CampaignResult()
         self._minimised: set[str] = set()
         self._shrink_round = 0
@@ -160,33 +188,47 @@ class Campaign:
     def run(self) -> CampaignResult:
         options, result = self.options, self.result
         started = time.perf_counter()
-        pool = ThreadPoolExecutor(max_workers=len(self.engine_names), thread_name_prefix="extparity-fuzz")
+        # While this thread generates and judges, the lanes' threads wait for the GIL to read each
+        # answer; at the default 5 ms switch interval a worker sat idle at every chunk boundary.
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+        self.lanes = {name: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"extparity-fuzz-{name}")
+                      for name in self.engine_names}
         try:
             self._start_engines()
             index, end = options.start, None if options.cases is None else options.start + options.cases
             last_log = started
-            while not result.engine_problems and len(result.findings) < options.max_findings:
-                if end is not None and index >= end:
+            in_flight: deque[_InFlight] = deque()
+
+            def may_start_more() -> bool:
+                return (not result.engine_problems and len(result.findings) < options.max_findings
+                        and (end is None or index < end)
+                        and (options.seconds is None or time.perf_counter() - started < options.seconds))
+
+            while True:
+                while len(in_flight) < PIPELINE_DEPTH and may_start_more():
+                    count = options.batch if end is None else min(options.batch, end - index)
+                    made = [self.factory.make(i) for i in range(index, index + count)]
+                    index += count
+                    in_flight.append(self._submit([case for case, _ in made], made))
+                if not in_flight:
                     break
-                if options.seconds is not None and time.perf_counter() - started >= options.seconds:
-                    break
-                count = options.batch if end is None else min(options.batch, end - index)
-                made = [self.factory.make(i) for i in range(index, index + count)]
-                index += count
-                cases = [case for case, _ in made]
-                generator_of = {case.id: name for case, name in made}
-                for case, name in made:
+                batch = in_flight.popleft()
+                results = self._collect(batch)
+                result.cases += len(batch.made)
+                for case, name in batch.made:
                     key = f"{case.fn}/{name}"
                     result.generated[key] = result.generated.get(key, 0) + 1
-                results = self._run(pool, cases)
-                result.cases += count
                 if result.engine_problems:  # an engine that stopped answering: nothing to shrink
                     break
+                generator_of = {case.id: name for case, name in batch.made}
                 for judged in results:
                     if judged.failed:
-                        self._found(pool, judged, generator_of[judged.case.id])
+                        self._found(judged, generator_of[judged.case.id])
                         if len(result.findings) >= options.max_findings or result.engine_problems:
                             break
+                if len(result.findings) >= options.max_findings or result.engine_problems:
+                    break
                 now = time.perf_counter()
                 if now - last_log >= 10:
                     last_log = now
@@ -195,9 +237,11 @@ class Campaign:
             self.controller.interrupt()
             raise
         finally:
+            for lane in self.lanes.values():  # batches still in flight finish (or are cancelled) first
+                lane.shutdown(wait=True, cancel_futures=True)
             for driver in self.drivers.values():
                 driver.close()
-            pool.shutdown(wait=True, cancel_futures=True)
+            sys.setswitchinterval(switch_interval)
             result.seconds = time.perf_counter() - started
             result.engines = {name: _engine_summary(driver) for name, driver in self.drivers.items()}
         return result
@@ -219,20 +263,26 @@ class Campaign:
             self.drivers[name] = EngineDriver(engine, self.controller, case_timeout_s=self.options.case_timeout_s)
         share_browsers(driver.engine for driver in self.drivers.values())  # one browser per tree
 
-    def _run(self, pool: ThreadPoolExecutor, cases: list[Case]) -> list[CaseResult]:
-        """``cases`` through every engine at once, judged as a parity run judges them."""
+    def _submit(self, cases: list[Case], made: list[tuple[Case, str]] | None = None) -> _InFlight:
+        """``cases`` handed to every engine's lane; the answers come in ``_collect``."""
         wire = [case.wire(self.project.entries[case.fn]) for case in cases]
-        futures = {name: pool.submit(driver.feed, wire, budget_s=float("inf"))
-                   for name, driver in self.drivers.items()}
-        for future in futures.values():
-            future.result()
-        runs: dict[str, EngineRun] = {name: driver.take() for name, driver in self.drivers.items()}
+        return _InFlight(made if made is not None else [(case, "") for case in cases],
+                         {name: self.lanes[name].submit(_feed_and_take, driver, wire)
+                          for name, driver in self.drivers.items()})
+
+    def _collect(self, batch: _InFlight) -> list[CaseResult]:
+        """A submitted batch's answers, judged as a parity run judges them."""
+        runs: dict[str, EngineRun] = {name: answer.result() for name, answer in batch.answers.items()}
         for name, run in runs.items():
             if run.status != "ok" and not any(line.startswith(f"{name}:") for line in self.result.engine_problems):
                 self.result.engine_problems.append(f"{name}: {run.status.upper()}: {run.detail}")
-        return judge(cases, runs, self.reference, self.project.entries, {})
+        return judge([case for case, _ in batch.made], runs, self.reference, self.project.entries, {})
 
-    def _found(self, pool: ThreadPoolExecutor, judged: CaseResult, generator: str) -> None:
+    def _run(self, cases: list[Case]) -> list[CaseResult]:
+        """``cases`` through every engine, behind any batch already in flight."""
+        return self._collect(self._submit(cases))
+
+    def _found(self, judged: CaseResult, generator: str) -> None:
         signature = _signature(judged)
         case = judged.case
         entry = self.project.entries[case.fn]
@@ -242,7 +292,7 @@ class Campaign:
             trial = [Case(id=f"shrink-{self._shrink_round}-{k}", fn=case.fn, fields=fields, expect=PARITY_ONLY,
                           tags=case.tags, why="", file="fuzz", line=0, group=case.group)
                      for k, fields in enumerate(candidates)]
-            return [_signature(r) == signature for r in self._run(pool, trial)]
+            return [_signature(r) == signature for r in self._run(trial)]
 
         fields = shrink(dict(case.fields), entry.args, still_fails, budget_s=self.options.shrink_seconds)
         if self.result.engine_problems:
@@ -252,7 +302,7 @@ class Campaign:
             self.result.repeats += 1
             return
         self._minimised.add(key)
-        verdicts = self._run(pool, [Case(case.id, case.fn, fields, PARITY_ONLY, case.tags, case.why, "fuzz", 0, case.group)])
+        verdicts = self._run([Case(case.id, case.fn, fields, PARITY_ONLY, case.tags, case.why, "fuzz", 0, case.group)])
         final = verdicts[0]
         minimised = Case(id=case.id, fn=case.fn, fields=fields, expect=PARITY_ONLY, tags=case.tags,
                          why=f"minimised from {case.why}; " + "; ".join(
@@ -261,6 +311,11 @@ class Campaign:
         finding = Finding(case, minimised, generator, _signature(final), final.notes)
         self.result.findings.append(finding)
         self.on_finding(finding)
+
+
+def _feed_and_take(driver: EngineDriver, wire: list) -> EngineRun:
+    driver.feed(wire, budget_s=float("inf"))
+    return driver.take()
 
 
 def _signature(result: CaseResult) -> Signature:
@@ -290,10 +345,10 @@ def seed_cases(cases: list[Case]) -> dict[str, list[Case]]:
 
 def corpus_lines(findings: list[Finding]) -> str:
     """The minimised cases as corpus lines, ready to commit (parity-only expectations)."""
-    return "".join(_corpus_line(finding.minimised) + "\n" for finding in findings)
+    return "".join(corpus_line(finding.minimised) + "\n" for finding in findings)
 
 
-def _corpus_line(case: Case) -> str:
+def corpus_line(case: Case) -> str:
     """Readable UTF-8 where the text allows; escapes where it holds lone surrogates, which UTF-8
     cannot carry but JSON's \\u escapes can."""
     text = json.dumps(case.line_json(), ensure_ascii=False)

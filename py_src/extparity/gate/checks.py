@@ -34,6 +34,8 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
                   byte-identical to the first run's (``environment``);
 * coverage      - every block of the verified modules ran in some case in Chromium, or is listed
                   as unreachable with a reason; the reference's branches reach the floor (``coverage``).
+* fuzz          - a fixed-seed campaign through the headless engines, seeded from the corpus,
+                  finds nothing within its case budget and time cap (``fuzz_budget``).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
 from ..coverage.record import Recorder
 from . import coverage as coverage_policy
-from . import environment, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
+from . import environment, fuzz_budget, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
 from .recorded import recorded_run
 
@@ -180,6 +182,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
         checks.append(check("coverage", *coverage_policy.verdict(
             tested, covered, "gate --results: no coverage given; pass the shards' files (run --shard K/N --coverage "
                              "PATH) with --coverage-from", cases=len(corpus.cases), hashes=ran)))
+        checks.append(check("fuzz", *fuzz_budget.verdict(tested, corpus, controller, log)))
     finally:
         shutil.rmtree(unpacked_root, ignore_errors=True)
     return GateResult(checks, result, tested, built, linted, applied, covered)

@@ -29,7 +29,8 @@ ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
              "glue_scripts", "imports", "surfaces", "environments", "unreachable", "reference_branch_floor",
-             "block_coverage_floor"}
+             "block_coverage_floor", "fuzz"}
+FUZZ_BUDGET_KEYS = {"seed", "cases", "seconds"}
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
 DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
             "surfaces": ("surface", "script")}
@@ -69,6 +70,19 @@ class Declared:
 
 
 @dataclass(frozen=True)
+class FuzzBudget:
+    """``[tool.extparity.gate].fuzz``: the gate's own fuzz campaign. A fixed number of cases of a
+    fixed seed, so that the same corpus and config always run the same cases and give the same
+    verdict; ``seconds`` caps the wall time, and a campaign the cap cuts short fails the gate
+    (a loaded machine covering fewer cases would otherwise pass on less). ``cases = 0`` turns it
+    off, and the check's line says so."""
+
+    seed: int = 0
+    cases: int = 20_000
+    seconds: float = 90.0
+
+
+@dataclass(frozen=True)
 class GateConfig:
     """``[tool.extparity.gate]``: what the release gate may let differ, and where releases live."""
 
@@ -90,6 +104,7 @@ class GateConfig:
     unreachable: tuple["Unreachable", ...] = ()  # blocks of verified modules no case can run, each with a reason
     reference_branch_floor: float = 0.0  # percent of the reference's branches the corpus must run
     block_coverage_floor: float = 100.0  # percent of the verified modules' blocks that must run (below 100: adopting)
+    fuzz: FuzzBudget = FuzzBudget()  # the gate's fuzz campaign through the headless engines
 
 
 @dataclass(frozen=True)
@@ -325,6 +340,7 @@ def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
         web_ext_allow=_strings(web_ext.get("allow", []), f"{where}.web_ext.allow"),
         environments=(parse_environments(table["environments"], f"{where}.environments") if "environments" in table
                       else DEFAULT_ENVIRONMENTS),
+        fuzz=_fuzz_budget(table.get("fuzz", {}), f"{where}.fuzz"),
         **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
         unreachable=_unreachable(table.get("unreachable", []), f"{where}.unreachable"),
         reference_branch_floor=_floor(table.get("reference_branch_floor", 0), f"{where}.reference_branch_floor"),
@@ -336,6 +352,20 @@ def _floor(value, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
         raise ConfigError(f"{where}: expected a percentage from 0 to 100")
     return float(value)
+
+
+def _fuzz_budget(table, where: str) -> FuzzBudget:
+    _typed(table, dict, where)
+    _unknown(table, FUZZ_BUDGET_KEYS, where)
+    default = FuzzBudget()
+    seed, cases = table.get("seed", default.seed), table.get("cases", default.cases)
+    seconds = table.get("seconds", default.seconds)
+    for key, value in (("seed", seed), ("cases", cases)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"{where}.{key}: expected a whole number of at least 0")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise ConfigError(f"{where}.seconds: expected a positive number")
+    return FuzzBudget(seed=seed, cases=cases, seconds=float(seconds))
 
 
 def _declared(value, key: str, where: str) -> tuple[Declared, ...]:

@@ -101,18 +101,25 @@ class PythonHost(Host):
                        for path, base in sorted(files.items())}
         self.info: dict[str, Any] = host_versions()  # this worker's interpreter: the one that ran the reference
 
+    def run_cases(self, cases: list[dict], case_timeout_s: float):
+        """One line per case, as every host answers, without encoding each case again to decode it."""
+        for case in cases:
+            yield json.dumps({case["id"]: self._result(case)}, ensure_ascii=True)
+
     def run_case(self, case_json: str) -> str:
         (case,) = json.loads(case_json)
+        return json.dumps({case["id"]: self._result(case)}, ensure_ascii=True)
+
+    def _result(self, case: dict) -> dict[str, str]:
         try:
             verdict = self.functions[case["fn"]](*case["args"])
             if not isinstance(verdict, str):
                 raise TypeError(f"reference for {case['fn']} returned {type(verdict).__name__}, not a string: "
                                 f"name a function that returns the verdict text (one that serialises what "
                                 f"the parser returns, as a JS entry's adapter does)")
-            result = {"verdict": verdict}
+            return {"verdict": verdict}
         except Exception as exc:
-            result = {"error": f"{type(exc).__name__}: {exc}"}
-        return json.dumps({case["id"]: result}, ensure_ascii=True)
+            return {"error": f"{type(exc).__name__}: {exc}"}
 
     def close(self) -> None:
         if self.coverage is not None:

@@ -1,0 +1,156 @@
+"""Coverage-guided generation for ``extparity fuzz --guided``: the Python reference's arcs
+(line-to-line transitions in its own files, what coverage.py calls arcs: branches taken) are
+read for every generated case, and an input that reaches an arc no earlier input reached is
+kept and mutated first, with the values the verified modules compare against spliced in.
+
+Why the reference and why ``sys.settrace``: its coverage is the one this process can read
+cheaply (no browser protocol, no engine binding), Python 3.11 has no ``sys.monitoring``, and
+the reference implements the same contract as the twins, so a branch of the contract the corpus
+never took is a branch of the reference it never took. The reference is loaded here as its
+engine loads it (``PythonHost``: the configured path, refusing a package found elsewhere) and
+traced at generation time; the engines still judge every case as in an unguided campaign.
+
+Deterministic: case ``i`` is made by ``random.Random(f"{S}/guided/{i}")`` from what cases
+``0..i-1`` reached, so one seed gives one sequence of cases and one findings file. Unlike an
+unguided campaign, case ``i`` cannot be made alone (``--start``); a finding replays from the
+corpus line it is written as.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..corpus.cases import PARITY_ONLY, Case
+from ..engines.kinds.python import PythonHost
+from ..project.config import Project
+from ..project.kinds import build_engine
+from ..subject.linker import compared_literals
+from .campaign import FUZZ_TAG, CaseFactory
+from .generators import BUILTIN, FuzzTarget, GeneratorError, structural_position
+
+Arc = tuple[str, int, int]  # file, line before (minus the first line on entry), line
+GUIDED = "guided"  # the generator name guided cases are counted under
+MUTATORS = ("mutate", "splice", "truncate", "unicode")  # the built-in edits applied to kept inputs
+RECENT = 32  # kept inputs the choice favours: the newest reached what the others did not
+
+
+class ReferenceCoverage:
+    """The Python reference, loaded in this process, run on a case with its lines traced."""
+
+    def __init__(self, project: Project) -> None:
+        spec = project.engines.get(project.reference or "")
+        if spec is None or spec.kind != "python":
+            raise GeneratorError("--guided reads the coverage of the Python reference: configure a reference "
+                                 "engine of kind \"python\"")
+        self.host = PythonHost(build_engine(spec, project).job())
+        modules = {getattr(module, "__file__", None) for module in list(sys.modules.values())}
+        wanted = set(self.host.hashes)
+        self.files = frozenset(path for path in modules if isinstance(path, str)
+                               and any(Path(path).as_posix().endswith("/" + name) for name in wanted))
+        if not self.files:
+            raise GeneratorError("--guided: none of the reference's files is loaded in this process")
+
+    def arcs(self, case: Case) -> set[Arc]:
+        reached: set[Arc] = set()
+        files = self.files
+
+        def enter(frame, event, arg):
+            name = frame.f_code.co_filename
+            if name not in files:
+                return None
+            last = -frame.f_code.co_firstlineno
+
+            def step(frame, event, arg):
+                nonlocal last
+                if event == "line":
+                    line = frame.f_lineno
+                    reached.add((name, last, line))
+                    last = line
+                return step
+
+            return step
+
+        previous = sys.gettrace()
+        sys.settrace(enter)
+        try:
+            list(self.host.run_cases([{"id": case.id, "fn": case.fn, "args": list(case.fields.values())}], 0))
+        finally:
+            sys.settrace(previous)
+        return reached
+
+
+class GuidedFactory:
+    """``CaseFactory``'s interface: half the cases are the unguided campaign's own, half are
+    edits of an input that reached new arcs (or of a corpus case), literals spliced in."""
+
+    def __init__(self, base: CaseFactory, coverage: ReferenceCoverage, literals: tuple[str, ...],
+                 corpus: dict[str, list[Case]]) -> None:
+        self.base = base
+        self.seed = base.seed
+        self.coverage = coverage
+        self.literals = literals
+        self.entry_names = base.entry_names
+        self.generators = {entry: [*names, (GUIDED, None)] for entry, names in base.generators.items()}
+        self.reached: set[Arc] = set()
+        for cases in corpus.values():  # "new" means new beyond what the corpus already reaches
+            for case in cases:
+                if case.fn in base.targets:
+                    self.reached |= coverage.arcs(case)
+        self.corpus_reached = frozenset(self.reached)
+        self.corpus_arcs = len(self.reached)
+        self.kept: dict[str, list[dict[str, Any]]] = {entry: [] for entry in base.entry_names}
+        self.last_arcs: set[Arc] = set()  # what the latest case reached, for measuring
+
+    def make(self, index: int) -> tuple[Case, str]:
+        rng = random.Random(f"{self.seed}/{GUIDED}/{index}")
+        entries = [entry for entry in self.entry_names if self.kept[entry] or self.base.targets[entry].seeds]
+        if entries and rng.random() < 0.5:
+            case = self._mutated(rng, rng.choice(entries), index)
+            name = GUIDED
+        else:
+            case, name = self.base.make(index)
+        self.last_arcs = self.coverage.arcs(case)
+        new = self.last_arcs - self.reached
+        if new:
+            self.reached |= new
+            self.kept[case.fn].append(dict(case.fields))
+        return case, name
+
+    def _mutated(self, rng: random.Random, entry: str, index: int) -> Case:
+        kept, target = self.kept[entry], self.base.targets[entry]
+        if kept and (not target.seeds or rng.random() < 0.8):  # an input that reached new arcs, the newest first
+            parent = kept[-1 - rng.randrange(min(RECENT, len(kept)))] if rng.random() < 0.7 else rng.choice(kept)
+        else:  # or a corpus case: what the corpus reaches, one value the code compares against further
+            parent = dict(rng.choice(target.seeds))
+        pool: list[Mapping[str, Any]] = [*kept] if kept else list(target.seeds)
+        first = target.entry.args[0]
+        fields = dict(parent)
+        for _ in range(rng.randint(1, 3)):
+            if isinstance(fields[first], str) and self.literals and rng.random() < 0.5:
+                fields[first] = _spliced(rng, fields[first], rng.choice(self.literals))
+            else:
+                others = tuple(pool[rng.randrange(len(pool))] for _ in range(2))
+                edit = BUILTIN[rng.choice(MUTATORS)]
+                fields.update(edit(rng, FuzzTarget(entry, target.entry, (fields, *others))))
+        return Case(id=f"fuzz-{self.seed}-{index}", fn=entry, fields={arg: fields[arg] for arg in target.entry.args},
+                    expect=PARITY_ONLY, tags=(FUZZ_TAG,),
+                    why=f"case {index} of `extparity fuzz --guided --seed {self.seed}` (guided)",
+                    file="fuzz", line=0, group=f"fuzz/{GUIDED}")
+
+
+def _spliced(rng: random.Random, text: str, literal: str) -> str:
+    """A compared value inserted at a structural point, or replacing a run of the text."""
+    at = structural_position(rng, text) if text else 0
+    if rng.random() < 0.3 and at < len(text):
+        return text[:at] + literal + text[at + rng.randint(1, min(8, len(text) - at)):]
+    return text[:at] + literal + text[at:]
+
+
+def guided_factory(project: Project, base: CaseFactory, corpus: dict[str, list[Case]]) -> GuidedFactory:
+    """The reference's coverage and the first tree's compared literals, around ``base``."""
+    tree = next(iter(project.trees.values()))
+    literals = compared_literals(tree, [entry.module for entry in project.entries.values()])
+    return GuidedFactory(base, ReferenceCoverage(project), literals, corpus)

@@ -1,0 +1,67 @@
+"""The gate's fuzz budget: a fixed-seed campaign through the headless engines, seeded from the
+corpus, after the parity run.
+
+Why in the gate: the corpus only sees what some case reaches. A rule that fires for a band of
+text lengths no case has passes every corpus check; a few thousand generated cases find it.
+
+Why a case count and not a time box: the gate's verdict must depend on the corpus and the
+config only. A time box on a loaded CI machine covers fewer cases and may pass where a quiet
+one fails. So the budget is ``cases`` of ``seed`` (the same cases on every machine), and
+``seconds`` is a cap: a campaign the cap cuts short fails the check, loudly, instead of passing
+on less. Findings come with their minimised corpus line, ready to commit.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from ..corpus.cases import Corpus
+from ..engines.driver import Controller
+from ..fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, seed_cases
+from ..fuzz.generators import GeneratorError
+from ..project.config import Project
+from ..project.kinds import IN_BROWSER, kind_of
+from ..project.words import count
+
+WHERE = "[tool.extparity.gate].fuzz"
+SHRINK_SECONDS = 30.0  # one finding fails the gate; its line needs to be small, not 1-minimal at any cost
+
+
+def headless_engines(project: Project) -> list[str]:
+    """The engines that start in a worker or in process: fast enough for thousands of cases."""
+    return [name for name, spec in project.engines.items() if kind_of(spec.kind).runs != IN_BROWSER]
+
+
+def verdict(project: Project, corpus: Corpus, controller: Controller | None = None,
+            log: Callable[[str], None] = lambda line: None) -> tuple[list[str], str]:
+    """The problems of the gate's fuzz campaign, and the line it passes with."""
+    budget = project.gate.fuzz
+    if budget.cases == 0:
+        return [], f"off ({WHERE}.cases = 0)"
+    engines = headless_engines(project)
+    if len(engines) < 2:
+        return [f"fewer than two headless engines to fuzz through ({', '.join(engines) or 'none'}): configure "
+                f"the reference and a headless JS engine, or turn the budget off with {WHERE}.cases = 0"], ""
+    if not corpus.cases:
+        return ["no corpus case to seed the generators from"], ""
+    options = FuzzOptions(seed=budget.seed, cases=budget.cases, seconds=budget.seconds, max_findings=1,
+                          shrink_seconds=SHRINK_SECONDS)
+    try:
+        factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
+        started = time.perf_counter()
+        result = Campaign(project, engines, factory, options, controller or Controller(), log=log).run()
+    except GeneratorError as error:
+        return [str(error)], ""
+    log(f"fuzz budget: {result.cases:,} cases of seed {budget.seed} in {time.perf_counter() - started:.1f}s "
+        f"through {', '.join(engines)}")
+    problems = [f"{finding.line()}; as a corpus line: {corpus_line(finding.minimised)}" for finding in result.findings]
+    problems += [f"{count(result.repeats, 'more failing case')} minimised to an earlier finding"] if result.repeats else []
+    problems += result.engine_problems
+    if not problems and result.cases < budget.cases:
+        problems.append(f"only {result.cases:,} of the {budget.cases:,} cases of seed {budget.seed} ran within the "
+                        f"{budget.seconds:g}s cap ({WHERE}.seconds): the gate does not pass on a smaller budget; "
+                        f"raise the cap or lower {WHERE}.cases")
+    return problems, (f"{budget.cases:,} generated cases of seed {budget.seed}, seeded from the corpus, through "
+                      f"{', '.join(engines)}: no divergence, engine error or reference exception "
+                      f"(cap {budget.seconds:g}s)")
