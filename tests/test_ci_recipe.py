@@ -162,7 +162,7 @@ def headless_copy(root: Path) -> Path:
     """The project with the headless engines and a corpus of a few files, in ``root``."""
     import tomllib
 
-    for folder in ("extension", "gate"):
+    for folder in ("extension", "gate", "fuzz"):  # fuzz/: the grammar plugin the fuzz check loads
         shutil.copytree(ROOT / folder, root / folder)
     for rel in CORPUS:
         (root / "corpus" / rel).parent.mkdir(parents=True, exist_ok=True)

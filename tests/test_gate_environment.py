@@ -58,6 +58,30 @@ def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_a
     assert all(p.split(": ")[2] == "parse-not-allowed" for p in problems), problems  # the one case the plant changes
 
 
+def test_merged_shard_results_are_held_to_the_second_environment_as_a_live_gate_is(tmp_path):
+    """`gate --results` judges verdicts the shards recorded; the second environment is run in the
+    gate itself and compared with them, so a sharded gate cannot pass it unrun."""
+    from test_gate_results import call_in
+
+    condition, identifiers, engines = PLANTS["time zone"]
+    exceptions = [{"identifier": i, "module": PARSER, "reason": "written by test_gate_environment"} for i in identifiers]
+    copy = Copy(tmp_path, second_environments=True, purity=bundled_gate("purity") + exceptions)
+    skip_allowlist_when(f"({condition})")(copy)
+    for k in (1, 2):
+        code, _, err = call_in(copy, "run", "--shard", f"{k}/2", "--json", str(tmp_path / f"shard-{k}.json"),
+                               "--coverage", str(tmp_path / f"coverage-{k}.json"))
+        assert code == 0, err
+    code, _, err = call_in(copy, "merge", str(tmp_path / "shard-1.json"), str(tmp_path / "shard-2.json"),
+                           "--json", str(tmp_path / "merged.json"))
+    assert code == 0, err
+    outcome = copy.gate("--results", str(tmp_path / "merged.json"), "--coverage-from",
+                        str(tmp_path / "coverage-1.json"), str(tmp_path / "coverage-2.json"), report="sharded.json")
+    assert outcome.code == 1, outcome.out + outcome.err
+    assert outcome.failing() == {"environment"}, outcome.out
+    problems = next(c for c in outcome.json["gate"]["checks"] if c["name"] == "environment")["problems"]
+    assert {p.split(": ")[1] for p in problems} == set(engines), problems
+
+
 def test_an_environment_is_checked_key_by_key_and_shipped_locales_expand_per_tree(tmp_path):
     """Not an attack: the config's table, and `locale = "shipped"` over the trees' _locales/."""
     copy = Copy(tmp_path, environments=[{"name": "de", "locale": "shipped"}, {"name": "far", "date": "2050-01-01"}])

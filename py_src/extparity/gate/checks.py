@@ -175,8 +175,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
                               log=lambda line: log(f"{environment.name}: {line}"),
                               deviation_cases={case.id for case in corpus.cases})
 
-        checks.append(check("environment", *environment.verdict(tested, corpus, None if recorded is not None else result,
-                                                                   again)))
+        checks.append(check("environment", *environment.verdict(tested, corpus, result, again)))
         covered = recorder.document(result) if recorder is not None else recorded_coverage
         ran = {path: set(by_tree.values()) for path, by_tree in result.disk_hashes.items()}
         checks.append(check("coverage", *coverage_policy.verdict(

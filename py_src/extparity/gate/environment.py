@@ -74,15 +74,14 @@ def compare(environment: Environment, first: RunResult, again: RunResult) -> lis
     return problems
 
 
-def verdict(project: Project, corpus: Corpus, first: RunResult | None,
+def verdict(project: Project, corpus: Corpus, first: RunResult,
             run: Callable[[Environment, list[str]], RunResult]) -> tuple[list[str], str]:
     """Problems and the passing line. ``run(environment, engines)`` runs those engines under it;
-    ``first`` is None when the gate judges a recorded run (``gate --results``): nothing ran here."""
+    ``first`` is the gate's own run, or with ``gate --results`` the merged shards' recorded run:
+    the engines then run here under each second environment and are held to what was recorded."""
     environments = expand(project.gate.environments, project.trees)
     if not project.gate.environments:
         return [], "no second environment configured ([tool.extparity.gate].environments = [])"
-    if first is None:
-        return [], f"not run: gate --results judges a recorded run ({', '.join(e.name for e in environments)} configured)"
     ran = [name for name, r in first.runs.items() if r.status == "ok"]
     problems, shown = [], []
     for environment in environments:
