@@ -99,7 +99,7 @@ def test_the_bundled_extensions_config_runs_green_with_the_trees_named_on_the_co
     assert table["trees"] == {"chrome": "ext/chrome", "firefox": "ext/firefox"}
     assert list(table["entries"]) == ["repairArguments", "repairArgumentsCanonical", "parseToolCalls",
                                       "parseToolCallsCanonical"]
-    assert sorted({item["identifier"] for item in table["gate"]["purity"]}) == ["BITS", "SCRATCH", "readEnd"]
+    assert not table["gate"].get("purity")  # the agent modules read no environment and keep no state
     (bundled / "extparity/adapters/parseToolCallsCanonical.js").write_text(
         "export default (parseToolCallsCanonical, text, allowed) => parseToolCallsCanonical(text, allowed);\n")
     cases(bundled / "extparity/corpus/starter.jsonl", [
