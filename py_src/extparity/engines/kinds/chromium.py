@@ -260,13 +260,9 @@ class ChromiumSession(BrowserSession):
     launch: ChromiumLaunch
 
     @property
-    def context(self) -> Any:
+    def context(self):
         """The browser context of this session's launch (shared with the other engines of its tree)."""
         return self.launch.context
-
-    @property
-    def extension_id(self) -> str:
-        return self.launch.extension_id
 
     async def attach(self) -> None:
         launch = self.launch
