@@ -327,7 +327,7 @@ def test_a_background_that_throws_bad_deviation_entries_and_too_few_cases_fail(t
         path.write_text(path.read_text() + background)
     outcome = copy.gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"corpus", "entry points", "background", "parity", "known deviations"}
+    assert outcome.failing() == {"corpus", "entry points", "background", "parity", "known deviations", "coverage"}
     assert outcome.reason("corpus") == "parse: 4 cases, fewer than the 100 that [tool.extparity.gate].minimum_cases asks for"
     assert outcome.reason("entry points").startswith(
         "chromium-background: crashed: the extension's service worker failed at start-up: Uncaught Error: background broke at start-up")
@@ -360,7 +360,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     (copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip").write_bytes(tampered.getvalue())
     outcome = copy.gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity", "fuzz"}
+    assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity", "coverage", "fuzz"}
     assert outcome.reason("corpus") == "no cases: a gate on zero cases proves nothing"
     assert outcome.reason("fuzz") == "no corpus case to seed the generators from"
     first = css.read_bytes().index(b"{ ")
@@ -379,7 +379,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
 def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tmp_path):
     outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"policy", "entry points", "background"}
+    assert outcome.failing() == {"policy", "entry points", "background", "coverage"}
     assert outcome.reason("policy") == ('tree chrome: no browser engine loads it, so what ships from it is not gated '
                                         '(configure a chromium or firefox engine with tree = "chrome") (and 1 more)')
     assert outcome.reason("entry points") == ("no engine goes through the extension's background: configure browser "
