@@ -7,23 +7,14 @@ extension was.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from extparity import cli
+from test_extension_layouts import call_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def copy_subfolder(tmp_path: Path) -> Path:
