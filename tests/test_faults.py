@@ -9,20 +9,24 @@ there kept, and no process or temporary file left behind.
 
 from __future__ import annotations
 
+import collections
 import json
 import os
+import queue
 import resource
 import signal
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from extparity.engines.base import WireCase
+from extparity.engines.child import ChildSession
 from extparity.engines.driver import MAX_RESTARTS, run_engine
 from extparity.project.kinds import build_engine
 
@@ -104,6 +108,29 @@ def test_a_hanging_case_is_a_timeout_cell_in_the_report_and_names_the_case(tmp_p
     assert result.returncode == 1
     assert cells == {"fine": {"python": "pass", "qjs": "pass"}, "loop": {"python": "timeout", "qjs": "timeout"}}
     assert "loop [qjs] TIMEOUT: stopped by QuickJS after 2s" in result.stderr
+
+
+def test_a_starved_worker_that_goes_a_poll_without_a_cpu_tick_is_not_taken_for_idle():
+    """The CPU clock counts in ticks of 10 ms; a worker given a few percent of a core can go a
+    whole poll (0.5 s) without one, and the wait once took that for a silent worker (CI saw it
+    killed after 81 s, mid-case). Here a real process works 30 ms every 0.6 s and answers after
+    4 s, past the wait's 1 s budget: it is working, so its line must arrive."""
+    worker = subprocess.Popen([sys.executable, "-c", (
+        "import time\n"
+        "for _ in range(7):\n"
+        "    end = time.process_time() + 0.03\n"
+        "    while time.process_time() < end: pass\n"
+        "    time.sleep(0.6)\n"
+        "print('{\"done\": true}', flush=True)\n")], stdout=subprocess.PIPE, text=True)
+    session = object.__new__(ChildSession)
+    session._proc, session._answers, session._lines = worker, worker.stdout, queue.Queue()
+    session._stderr = collections.deque()
+    threading.Thread(target=session._read_stdout, daemon=True).start()
+    try:
+        assert session._next_on_cpu(1.0) == {"done": True}
+    finally:
+        worker.kill()
+        worker.wait()
 
 
 def test_a_worker_that_stops_cases_by_its_own_cpu_clock_is_not_killed_early_on_a_starved_cpu(tmp_path):

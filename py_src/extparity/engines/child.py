@@ -162,20 +162,23 @@ class ChildSession(Session):
         Engines that stop a case themselves do it by CPU time (QuickJS's limit counts CPU
         seconds), so on a loaded machine a wall-clock wait would kill a worker that was about
         to report the timeout, or to answer. The wall clock still ends the wait for a worker
-        that is idle past the budget (no CPU spent for a whole poll), and at 20 times it."""
+        that spent no CPU for a whole budget (the clock counts in ticks of 10 ms, so a starved
+        worker can go a poll or two without one), and at 20 times the budget."""
         started, cpu_at_start = time.perf_counter(), self._cpu_seconds()
-        last_cpu = cpu_at_start
+        last_cpu, last_progress = cpu_at_start, started
         while True:
             event = self._next(min(_POLL_S, budget_s))
             if event is not _TIMEOUT:
                 return event
-            wall, cpu = time.perf_counter() - started, self._cpu_seconds()
-            if cpu is None or cpu_at_start is None:
+            now, cpu = time.perf_counter(), self._cpu_seconds()
+            wall = now - started
+            if cpu is None or cpu_at_start is None or last_cpu is None:
                 if wall >= budget_s:  # no /proc: the wall clock is all there is
                     return _TIMEOUT
                 continue
-            idle = last_cpu is not None and cpu - last_cpu < 0.001  # never None here: cpu_at_start was not
-            last_cpu = cpu
+            if cpu > last_cpu:
+                last_cpu, last_progress = cpu, now
+            idle = now - last_progress >= budget_s
             if wall >= budget_s and (cpu - cpu_at_start >= budget_s or idle) or wall >= 20 * budget_s:
                 return _TIMEOUT
 
