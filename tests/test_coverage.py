@@ -43,6 +43,19 @@ def entry(run_if_body: bool) -> dict:
     return module_entry(SOURCE, blocks, {"chromium": (totals, reached)}, {"chromium": {F: 1}})
 
 
+def test_blocks_that_ran_equally_often_are_one_block_however_the_takes_split_them():
+    """A take that ran the if body as often as the function shows no place between them, so a
+    shard whose takes did not tell them apart knows one block where another run knows three;
+    joined where counts agree and trimmed to their code, both documents say the same."""
+    told_apart = [(F[0], IF_BODY[0]), IF_BODY, (IF_BODY[1], F[1])]
+    counts = {"chromium": ({b: 2 for b in told_apart}, {b: ["a"] for b in told_apart}), }
+    one = module_entry(SOURCE, [F], {"chromium": ({F: 2}, {F: ["a"]})}, {"chromium": {F: 2}})
+    assert module_entry(SOURCE, told_apart, counts, {"chromium": {F: 2}}) == one
+    assert [(row["start"], row["end"]) for row in one["block_list"]] == [(0, TEXT.index("2;") + 1)]
+    unequal = {"chromium": ({**counts["chromium"][0], IF_BODY: 1}, counts["chromium"][1])}
+    assert len(module_entry(SOURCE, told_apart, unequal, {"chromium": {F: 2}})["block_list"]) == 3
+
+
 def document(run_if_body: bool) -> dict:
     return {"schema": 1, "engines": {"chromium": {"status": "ok", "takes": 1, "rerun_takes": 0, "cases": 2}},
             "modules": {"m.js": entry(run_if_body)}, "reference": None, "problems": []}
@@ -55,7 +68,7 @@ def project(**gate) -> Project:
 
 def test_an_unrun_block_fails_in_one_line_naming_module_and_line():
     problems, _ = coverage.verdict(project(), document(run_if_body=False))
-    assert problems == ["m.js:2-4: no case runs this block (if (x) {); " + coverage.FIX]
+    assert problems == ["m.js:3: no case runs this block (return 1;); " + coverage.FIX]
 
 
 def test_a_listed_block_passes_and_the_listing_goes_stale_once_a_case_runs_it():
@@ -69,7 +82,7 @@ def test_a_listed_block_passes_and_the_listing_goes_stale_once_a_case_runs_it():
 def test_a_floor_below_100_counts_unrun_blocks_until_the_rate_falls_below_it():
     problems, line = coverage.verdict(project(block_coverage_floor=50), document(run_if_body=False))
     assert problems == [] and "1 range not run, allowed by block_coverage_floor 50%" in line
-    assert coverage.verdict(project(block_coverage_floor=90), document(run_if_body=False))[0][0].startswith("m.js:2-4:")
+    assert coverage.verdict(project(block_coverage_floor=90), document(run_if_body=False))[0][0].startswith("m.js:3:")
 
 
 def test_the_reference_floor_and_a_coverage_of_other_bytes_or_fewer_cases_fail():
@@ -85,7 +98,7 @@ def test_the_reference_floor_and_a_coverage_of_other_bytes_or_fewer_cases_fail()
 def test_shards_joined_run_what_either_ran():
     joined = merge([document(run_if_body=False), document(run_if_body=True)])
     assert joined["modules"]["m.js"]["uncovered"] == [] and joined["engines"]["chromium"]["cases"] == 4
-    assert merge([document(run_if_body=False)] * 2)["modules"]["m.js"]["uncovered"][0]["lines"] == [2, 4]
+    assert merge([document(run_if_body=False)] * 2)["modules"]["m.js"]["uncovered"][0]["lines"] == [3, 3]
 
 
 def test_uncovered_neighbours_join_over_what_is_no_code():

@@ -31,6 +31,19 @@ from .sources import Source
 
 BATCH = 32
 START = {"callCount": True, "detailed": True}
+# V8's optimizing tiers make counts, and so blocks and case ids, differ from run to run: optimized
+# code does not count calls of the functions it inlines, and tiers up on background threads at
+# moments no run controls. Without them (the interpreter and Sparkplug count every call) two runs
+# give the same document; the headless v8 engine still runs the optimized tiers.
+NO_OPTIMIZING_TIERS = ["--no-maglev", "--no-turbofan"]
+
+
+def without_optimizing_tiers(args: list[str]) -> list[str]:
+    """Chromium's launch arguments with the tiers off, in the one ``--js-flags`` Chromium reads
+    (it takes the last of several), after any V8 flags the engine's config gave."""
+    given = [a.split("=", 1)[1] for a in args if a.startswith("--js-flags=")]
+    others = [a for a in args if not a.startswith("--js-flags=")]
+    return [*others, "--js-flags=" + " ".join([*given, *NO_OPTIMIZING_TIERS])]
 
 
 class Profiler:
@@ -171,6 +184,7 @@ class CoveredEngine:
         self.inner, self.sources, self.takes, self.problems = inner, sources, takes, problems
         self._profilers: dict[int, Profiler] = {}  # id(session) -> the profiler started in it
         inner.before_subject_loads = self._start  # type: ignore[attr-defined]
+        inner.extra_args = without_optimizing_tiers(inner.extra_args)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

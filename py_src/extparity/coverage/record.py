@@ -19,10 +19,11 @@ from ..engines.kinds.python import PythonEngine
 from ..project.config import Project
 from ..subject.linker import LinkError
 from . import reference
-from .blocks import ModuleBlocks, Take, function_totals, uncovered
+from .blocks import CASES_PER_BLOCK, ModuleBlocks, Take, function_totals, uncovered
 from .sources import Source, verified_sources
 
 SCHEMA = 1
+PUNCTUATION = " \t\r\n{}();,"  # what a stretch may hold and still hold no code
 
 
 class Recorder:
@@ -98,7 +99,7 @@ def meaningful(source: Source, block: tuple[int, int]) -> bool:
     """Whether a block holds code: V8 also counts the stretch after a ``return`` up to the
     closing brace, which is only punctuation."""
     text = _utf16_slice(source.text, *block)
-    return any(ch not in " \t\r\n{}();," for ch in text)
+    return any(ch not in PUNCTUATION for ch in text)
 
 
 def _utf16_slice(text: str, start: int, end: int) -> str:
@@ -108,6 +109,7 @@ def _utf16_slice(text: str, start: int, end: int) -> str:
 def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict, calls: dict) -> dict:
     """A module's part of the document: ``blocks`` in order, ``per_engine``: engine ->
     (block -> times run, block -> case ids), ``calls``: engine -> (function range -> calls)."""
+    blocks, per_engine = _joined_where_counts_agree(source, blocks, per_engine)
     run_anywhere = {b for b in blocks if any(totals[b] for totals, _ in per_engine.values())}
     rows = []
     for block in blocks:
@@ -142,6 +144,59 @@ def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict
         "function_list": functions,
         "uncovered": missed,
     }
+
+
+def _joined_where_counts_agree(source: Source, blocks: list[tuple[int, int]], per_engine: dict) -> tuple[list, dict]:
+    """The blocks cut where counts differ: each block trimmed to its code (punctuation and white
+    space at its ends dropped), and neighbours of one function that ran equally often in every
+    engine joined.
+
+    V8 shows a place inside a function only in a take where the code on its two sides ran a
+    different number of times; how the cases fall into takes (batches, halves, shards) decides
+    whether two stretches that ran equally often overall were ever told apart, and whether the
+    punctuation between them went with one or the other. Stretches whose totals differ were told
+    apart in every split of the cases, so after this a run and its merged shards know the same
+    blocks."""
+    engines = list(per_engine)
+    code = _code_units(source.text)
+    joined: list[list] = []  # [start, end, function, totals, case ids]
+    for block in blocks:
+        start, end = block
+        while start < end and not code[start]:
+            start += 1
+        while end > start and not code[end - 1]:
+            end -= 1
+        if start == end:
+            continue
+        totals = tuple(per_engine[name][0].get(block, 0) for name in engines)
+        cases: list[str] = []
+        for name in engines:
+            cases += [c for c in per_engine[name][1].get(block, ()) if c not in cases]
+        function = _innermost_function(source, block)
+        if joined and joined[-1][2] == function and joined[-1][3] == totals:
+            joined[-1][1] = end
+            joined[-1][4] += [c for c in cases if c not in joined[-1][4]]
+        else:
+            joined.append([start, end, function, totals, cases])
+    merged: dict = {name: ({}, {}) for name in engines}
+    for start, end, _, totals, cases in joined:
+        for name, n in zip(engines, totals):
+            merged[name][0][(start, end)] = n
+            merged[name][1][(start, end)] = cases[:CASES_PER_BLOCK]
+    return [(start, end) for start, end, *_ in joined], merged
+
+
+def _code_units(text: str) -> bytes:
+    """Per UTF-16 code unit of ``text`` (V8's offsets count them): 1 where it is code, 0 where it
+    is punctuation or white space that ``meaningful`` ignores."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    ignored = {ord(ch) for ch in PUNCTUATION}
+    return bytes(0 if units[i + 1] == 0 and units[i] in ignored else 1 for i in range(0, len(units), 2))
+
+
+def _innermost_function(source: Source, block: tuple[int, int]) -> tuple[int, int] | None:
+    holders = [(f.start, f.end) for f in source.functions if f.start <= block[0] and block[1] <= f.end]
+    return min(holders, key=lambda f: f[1] - f[0]) if holders else None
 
 
 def dumps(document: dict) -> str:
