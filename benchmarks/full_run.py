@@ -134,7 +134,7 @@ def scaling(cases, sizes: list[int]) -> list[dict]:
             hashes, _ = disk_hashes(PROJECT)
             result = RunResult(engines=list(runs), reference=PROJECT.reference, runs=runs, results=results,
                                module_problems=[], disk_hashes=hashes, background_hashes={}, background_problems=[],
-                               adapters={}, deviation_problems=[])
+                               background_on_demand={}, adapters={}, deviation_problems=[])
             text = build.dumps(build.json_result(result, PROJECT, [str(path)], []))
             summary.failure_lines(result)
             harness = time.perf_counter() - started
