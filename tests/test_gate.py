@@ -910,6 +910,22 @@ PURITY_BREAKAGES = {
         "const tries = {};", "(tries[name] = (tries[name] || 0) + 1) < 1000",
         f"{PARSER}:{R + 1}: tries: module-level mutable state: a function mutates this top-level value "
         f"(assigns a property; declared at line {T})"),
+    "top-level container handed to a function that grows it": (
+        "const seen = new Set(); function remember(set, name) { return set.has(name) || set.add(name); }",
+        "remember(seen, name)",
+        f"{PARSER}:{R + 1}: seen: module-level mutable state: a function passes on this top-level container"),
+    "value inside a top-level container grown through a local": (
+        "const counts = { tries: { n: 0 } };", "(() => { const c = counts.tries; return ++c.n < 1000; })()",
+        f"{PARSER}:{R + 1}: counts: module-level mutable state: a function keeps in a local a value inside this "
+        f"top-level container"),
+    "value inside a top-level container handed to Object.assign": (
+        "const state = { seen: {} };", "Object.assign(state.seen, { [name]: 1 }) !== null",
+        f"{PARSER}:{R + 1}: state: module-level mutable state: a function mutates this top-level value "
+        f"(passes it to Object.assign(); declared at line {T})"),
+    "top-level global regular expression": (
+        "const EVERY_OTHER = /x/g;", '(EVERY_OTHER.test("x") || EVERY_OTHER.lastIndex === 0)',
+        f"{PARSER}:{R + 1}: EVERY_OTHER: module-level mutable state: this top-level /g regular expression keeps "
+        f"its lastIndex from one call to the next (.test(); declared at line {T})"),
 }
 
 

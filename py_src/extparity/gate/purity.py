@@ -19,7 +19,14 @@ the module's top level. What is refused, each named with file, line and identifi
   global, legacy ``RegExp`` statics, engine-specific ``Error`` hooks, ``import.meta`` (``with`` needs
   no rule: module code is strict, and no engine loads a module that uses it);
 * module-level mutable state: a top-level binding that a function assigns, a top-level container
-  that a function mutates (assigns or deletes a property of it, or calls a mutating method on it).
+  that a function mutates (assigns or deletes a property of it or of a value inside it, calls a
+  mutating method on it, hands it to ``Object.assign`` and the like), a top-level container that
+  a function passes on, keeps in a local, stores or returns unless it is frozen where it is declared
+  (whoever receives it could mutate it out of sight of these rules: ``bump(STATE)``), and a
+  top-level ``/g`` or ``/y`` regular expression whose ``exec``/``test`` a function calls (its
+  ``lastIndex`` carries over: ``RE.test("x")`` alternates between calls). A container is an
+  object, array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose
+  nested containers are frozen too, or of a ``new`` with plain arguments.
 
 Exceptions are data (``[tool.extparity.gate].purity``: identifier, module, reason), and one that
 no longer occurs is stale and fails: an exception must never outlive the code it excuses. The
@@ -33,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project.config import Declared, Project
-from ..subject.linker import LinkError, parsed_modules
+from ..subject.linker import LinkError, parsed_modules, resolve_specifier
 from .scopes import Reference, line, resolve, text
 
 # Deterministic intrinsics that read no environment (ECMA-262 global object properties).
@@ -70,6 +77,11 @@ DATA_VIEW_SETTER = re.compile(r"set(Int|Uint|Float|BigInt|BigUint)\d+\Z")
 OBJECT_WRITERS = {"Object": {"assign", "defineProperty", "defineProperties", "setPrototypeOf"},
                   "Reflect": {"set", "defineProperty", "deleteProperty", "setPrototypeOf"}}
 CONFIG = "[tool.extparity.gate].purity"
+# Calls that read what they are handed and keep nothing of it: a top-level container may be passed to them.
+READING_CALLS = {"Array.isArray", "Object.keys", "Object.values", "Object.entries", "Object.isFrozen",
+                 "JSON.stringify", "String", "Number", "Boolean"}
+PRIMITIVES = {"number", "string", "true", "false", "null", "undefined", "template_string"}
+STATEFUL_REGEXP_CALLS = {"exec", "test"}
 
 
 @dataclass(frozen=True)
@@ -115,15 +127,103 @@ def verified_findings(project: Project) -> tuple[list[Finding], list[str], set[s
         except LinkError as exc:
             problems.append(f"{name}: the verified modules cannot be read: {exc}")
             continue
+        values = {path: top_level_values(syntax.root_node, source) for path, syntax, source in graph}
         for path, syntax, source in graph:
             modules.add(path)
-            for finding in module_findings(path, syntax.root_node, source):
+            known = {**values[path], **imported_values(path, syntax.root_node, source, values)}
+            for finding in module_findings(path, syntax.root_node, source, known):
                 findings.setdefault((finding.module, finding.line, finding.identifier), finding)
     return list(findings.values()), problems, modules
 
 
-def module_findings(path: str, root, source: bytes) -> list[Finding]:
+def top_level_values(root, source: bytes) -> dict[str, tuple[str, str]]:
+    """What each top-level ``const``/``let``/``var`` of one name holds, as far as the rules need:
+    name -> (``container``, ``frozen``, ``regexp`` or ``other``, the flags of a regexp)."""
+    values: dict[str, tuple[str, str]] = {}
+    for child in root.named_children:
+        if child.type == "export_statement" and child.child_by_field_name("declaration") is not None:
+            child = child.child_by_field_name("declaration")
+        if child.type not in ("lexical_declaration", "variable_declaration"):
+            continue
+        for declarator in child.named_children:
+            name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
+            if declarator.type == "variable_declarator" and name is not None and name.type == "identifier":
+                values[text(name, source)] = _what_it_holds(value, source, values)
+    return values
+
+
+def imported_values(path: str, root, source: bytes, values: dict[str, dict]) -> dict[str, tuple[str, str]]:
+    """The values of the names a module imports by name from a module of the graph."""
+    found: dict[str, tuple[str, str]] = {}
+    for statement in root.named_children:
+        spec = statement.child_by_field_name("source")
+        clause = next((c for c in statement.children if c.type == "import_clause"), None)
+        if statement.type != "import_statement" or spec is None or clause is None:
+            continue
+        try:
+            exporter = resolve_specifier(path, text(spec, source)[1:-1], path)
+        except LinkError:
+            continue
+        for named in (c for c in clause.named_children if c.type == "named_imports"):
+            for item in (c for c in named.named_children if c.type == "import_specifier"):
+                imported, alias = item.child_by_field_name("name"), item.child_by_field_name("alias")
+                value = values.get(exporter, {}).get(text(imported, source))
+                if value is not None:
+                    found[text(alias or imported, source)] = value
+    return found
+
+
+def _what_it_holds(value, source: bytes, known: dict[str, tuple[str, str]]) -> tuple[str, str]:
+    if value is None or value.type in PRIMITIVES or value.type in ("unary_expression", "binary_expression",
+                                                                    "arrow_function", "function_expression", "class"):
+        return "other", ""
+    if value.type == "regex":
+        flags = value.child_by_field_name("flags")
+        return "regexp", text(flags, source) if flags is not None else ""
+    return ("frozen" if _frozen(value, source, known) else "container"), ""
+
+
+def _frozen(value, source: bytes, known: dict[str, tuple[str, str]]) -> bool:
+    """``Object.freeze(...)`` of a literal whose nested containers are frozen too, or of a ``new``
+    whose arguments are plain values. A member may be a name declared above that holds a plain or a
+    frozen value, or the spread of a frozen one."""
+    if value.type != "call_expression" or text(value.child_by_field_name("function"), source) != "Object.freeze":
+        return False
+    arguments = value.child_by_field_name("arguments").named_children
+    if len(arguments) != 1:
+        return False
+    inner = arguments[0]
+    if inner.type == "new_expression":
+        given = inner.child_by_field_name("arguments")
+        return all(a.type in PRIMITIVES for a in (given.named_children if given is not None else ()))
+    if inner.type == "array":
+        members = inner.named_children
+    elif inner.type == "object":
+        members = [pair.child_by_field_name("value") for pair in inner.named_children if pair.type == "pair"]
+        if len(members) != len(inner.named_children):
+            return False  # a spread, a method or a shorthand name: not read here
+    else:
+        return False
+    return all(_plain_or_frozen(m, source, known) for m in members)
+
+
+def _plain_or_frozen(member, source: bytes, known: dict[str, tuple[str, str]]) -> bool:
+    if member.type == "spread_element":
+        spread = member.named_children[0]
+        return spread.type == "identifier" and known.get(text(spread, source), ("", ""))[0] == "frozen"
+    if member.type == "identifier":
+        return known.get(text(member, source), ("", ""))[0] in ("other", "frozen")
+    if member.type in ("member_expression", "subscript_expression"):  # inside a frozen value: frozen or plain
+        owner = member.child_by_field_name("object")
+        return owner.type == "identifier" and known.get(text(owner, source), ("", ""))[0] == "frozen"
+    return member.type in PRIMITIVES or member.type == "unary_expression" or _frozen(member, source, known)
+
+
+def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str, str]] | None = None) -> list[Finding]:
+    """Findings in one module; ``values``: what its top-level and imported names hold
+    (``top_level_values``, ``imported_values``), which the rules on passed-on containers need."""
     findings: list[Finding] = []
+    values = top_level_values(root, source) if values is None else values
 
     def found(node, identifier: str, why: str) -> None:
         findings.append(Finding(path, line(node), identifier, why))
@@ -132,7 +232,7 @@ def module_findings(path: str, root, source: bytes) -> list[Finding]:
         if reference.binding is None:
             _free_name(reference, source, found)
         elif reference.binding.scope.top and reference.in_function:
-            _top_level_state(reference, source, found)
+            _top_level_state(reference, source, found, values.get(reference.name, ("other", "")))
     for node in _walk(root):
         if node.type == "meta_property" and text(node, source).startswith("import"):
             found(node, "import.meta", "a host object: the module's own URL differs per browser and install")
@@ -214,7 +314,7 @@ def _over_a_global(reference: Reference, member, source: bytes, found) -> None:
                                               f"{text(first, source)} reaches around its rules")
 
 
-def _top_level_state(reference: Reference, source: bytes, found) -> None:
+def _top_level_state(reference: Reference, source: bytes, found, holds: tuple[str, str]) -> None:
     binding, node = reference.binding, reference.node
     assert binding is not None  # called for references that resolve to a top-level binding
     declared = f"declared at line {binding.line}"
@@ -226,6 +326,64 @@ def _top_level_state(reference: Reference, source: bytes, found) -> None:
     if target:
         found(node, reference.name, f"module-level mutable state: a function mutates this top-level value "
                                     f"({target}; {declared})")
+        return
+    kind, flags = holds
+    if kind == "regexp" and ("g" in flags or "y" in flags):
+        member = _member_of(node)
+        method = _property_name(member, source) if member is not None else None
+        if method in STATEFUL_REGEXP_CALLS:
+            found(node, reference.name, f"module-level mutable state: this top-level /{flags} regular expression "
+                                        f"keeps its lastIndex from one call to the next (.{method}(); {declared})")
+    elif kind == "container":
+        how = _passed_on(node, source) or _value_inside_passed_on(node, source)
+        if how:
+            found(node, reference.name, f"module-level mutable state: a function {how} this top-level container, "
+                                        f"where these rules cannot see what is done to it (freeze it where it is "
+                                        f"declared; {declared})")
+
+
+def _value_inside_passed_on(node, source: bytes) -> str | None:
+    """``NAME[i]`` or ``NAME.a`` handed on as ``_passed_on`` says: a value inside the container,
+    itself perhaps a container (its length and size are numbers)."""
+    chain, outer = node, _member_of(node)
+    while outer is not None:
+        chain, outer = outer, _member_of(outer)
+    if chain is node or _property_name(chain, source) in ("length", "size"):
+        return None
+    how = _passed_on(chain, source)
+    return f"{how} a value inside" if how else None
+
+
+def _passed_on(node, source: bytes) -> str | None:
+    """How a function lets the value of ``node`` go somewhere the rules do not follow, if it does."""
+    parent = node.parent
+    while parent is not None and (parent.type in ("parenthesized_expression", "sequence_expression") or
+                                  parent.type == "ternary_expression" and
+                                  parent.child_by_field_name("condition").start_byte != node.start_byte or
+                                  parent.type == "binary_expression" and
+                                  text(parent.child_by_field_name("operator"), source) in ("||", "&&", "??")):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "arguments":
+        call = parent.parent
+        callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+        if callee is not None and text(callee, source) in READING_CALLS:
+            return None
+        return "passes on"
+    if parent.type == "variable_declarator" and parent.child_by_field_name("value") == node:
+        return "keeps in a local"
+    if parent.type in ("assignment_expression", "augmented_assignment_expression") and \
+            parent.child_by_field_name("right") == node:
+        return "stores"
+    if parent.type in ("array", "spread_element", "pair", "object"):
+        return "stores"
+    if parent.type == "return_statement" or parent.type == "arrow_function" and \
+            parent.child_by_field_name("body") == node:
+        return "returns"
+    if parent.type in ("yield_expression", "throw_statement"):
+        return "passes on"
+    return None
 
 
 def _mutated_container(node, source: bytes) -> str | None:
@@ -245,9 +403,9 @@ def _mutated_container(node, source: bytes) -> str | None:
             method = _property_name(chain, source)
             if method in MUTATORS or (method and DATA_VIEW_SETTER.fullmatch(method)):
                 return f"calls .{method}()"
-    call = node.parent.parent if node.parent is not None else None  # Object.assign(NAME, ...)
-    if node.parent is not None and node.parent.type == "arguments" and call is not None and \
-            call.type == "call_expression" and node.parent.named_children[0].start_byte == node.start_byte:
+    call = chain.parent.parent if chain.parent is not None else None  # Object.assign(NAME, ...), (NAME.x, ...)
+    if chain.parent is not None and chain.parent.type == "arguments" and call is not None and \
+            call.type == "call_expression" and chain.parent.named_children[0].start_byte == chain.start_byte:
         callee = call.child_by_field_name("function")
         if callee.type == "member_expression":
             owner = text(callee.child_by_field_name("object"), source)

@@ -18,32 +18,32 @@ export const MAX_CALLS = 16;
 export const MAX_LISTED_REJECTIONS = 64;
 
 const THINK_OPEN = "<think>", THINK_CLOSE = "</think>";
-const TAGS = [
-  ["<tool_call>", "</tool_call>"],
-  ["<|tool_call|>", "<|/tool_call|>"],
-  ["<functioncall>", "</functioncall>"],
-];
+const TAGS = Object.freeze([
+  Object.freeze(["<tool_call>", "</tool_call>"]),
+  Object.freeze(["<|tool_call|>", "<|/tool_call|>"]),
+  Object.freeze(["<functioncall>", "</functioncall>"]),
+]);
 const FENCE = "```";
-const FUNCTION_OPENERS = ["<function=", '<function name="'];
+const FUNCTION_OPENERS = Object.freeze(["<function=", '<function name="']);
 const FUNCTION_CLOSE = "</function>";
 // The openers of the explicit pass, each with its closer: the tags, then the XML function element.
-const REGION_KINDS = [...TAGS, ...FUNCTION_OPENERS.map((opener) => [opener, FUNCTION_CLOSE])];
-const PARAMETER_OPENERS = ["<parameter=", '<parameter name="'];
+const REGION_KINDS = Object.freeze([...TAGS, Object.freeze([FUNCTION_OPENERS[0], FUNCTION_CLOSE]), Object.freeze([FUNCTION_OPENERS[1], FUNCTION_CLOSE])]);
+const PARAMETER_OPENERS = Object.freeze(["<parameter=", '<parameter name="']);
 const PARAMETER_CLOSE = "</parameter>";
 const CALL_PREFIX = "call:";
 const FILLER = "#";
 // XML values have no escaping (as in Qwen3-Coder's format), so an XML closer ends its element
 // wherever it stands: XML closer searches pass this level, which no unit ever reaches.
 const XML_CLOSERS_ALWAYS_COUNT = 3;
-const PLAIN_KEYS = ["name", "arguments", "parameters", "id"];
-const OPENAI_KEYS = ["type", "function", "id"];
-const OPENAI_FUNCTION_KEYS = ["name", "arguments", "parameters"];
+const PLAIN_KEYS = Object.freeze(["name", "arguments", "parameters", "id"]);
+const OPENAI_KEYS = Object.freeze(["type", "function", "id"]);
+const OPENAI_FUNCTION_KEYS = Object.freeze(["name", "arguments", "parameters"]);
 // Keys that let a JS consumer who merges arguments into an object (assignment, Object.assign)
 // reach a prototype: a call whose arguments hold one at any depth is refused (unsafe-key).
-const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"];
+const UNSAFE_KEYS = Object.freeze(["__proto__", "constructor", "prototype"]);
 // Only a call whose text holds one of these can hold an unsafe key: the key itself, or a \u
 // escape that could spell it. The text is searched first (by the engine), the arguments only then.
-const UNSAFE_KEY_MARKS = [...UNSAFE_KEYS, "\\u"];
+const UNSAFE_KEY_MARKS = Object.freeze([...UNSAFE_KEYS, "\\u"]);
 // Formats of explicit syntax: every refusal in them is a committed call attempt (SPEC.md 5.12).
 const EXPLICIT_FORMATS = new Set(["array", "tagged", "tagged-call", "xml"]);
 // Refusals that are never attempts: narration, and the consequence of another refusal.
@@ -65,7 +65,7 @@ class Rejected {
 
 // A Rejected is never changed once made, so the commonest refusal, which names no tool, is one
 // shared object (an array can hold thousands of elements that are not calls).
-const NOT_A_CALL = new Rejected("not-a-call", null, false);
+const NOT_A_CALL = Object.freeze(new Rejected("not-a-call", null, false));
 
 function compareSpans(a, b) {
   return a[0] - b[0] || a[1] - b[1];

@@ -241,7 +241,7 @@ function arrayAt(u, i, end, depth, spans, read) {
   }
 }
 
-const ESCAPES = { 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" };
+const ESCAPES = Object.freeze({ 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" });
 
 // The unit written as four hex digits at u[i], or a JsonReject.
 function hex4(u, i, end) {
@@ -852,7 +852,7 @@ function compareScaled(v, den, n) {
   return left > right ? 1 : left < right ? -1 : 0;
 }
 
-const SHORT_ESCAPES = { 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\" };
+const SHORT_ESCAPES = Object.freeze({ 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\" });
 
 function hexUnit(c) {
   return "\\u" + c.toString(16).padStart(4, "0");
