@@ -121,6 +121,7 @@ class Read {
   constructor() {
     this.at = 0; // where the last reader stopped
     this.bits = null; // an 8-byte view to split doubles (literalToDouble), made when first needed
+    this.fives = null; // 5^n by n, for this document's exact conversions (powerOfFive), made when first needed
   }
 }
 
@@ -464,7 +465,7 @@ function nearestDouble(digits, exponent, read) {
   if (x === top) return x;
   const value = BigInt(digits);
   if (read.bits === null) read.bits = doubleView();
-  while (x < top && !roundsDown(value, exponent, x, read.bits)) x = nextUp(x, read.bits);
+  while (x < top && !roundsDown(value, exponent, x, read)) x = nextUp(x, read.bits);
   return x;
 }
 
@@ -472,37 +473,31 @@ function nearestDouble(digits, exponent, read) {
 // it lies below their midpoint (2f + 1) * 2^(e-1), or on it and x's significand is even. As
 // 10^exponent = 5^exponent * 2^exponent, the comparison multiplies one side by a power of five
 // and shifts one side once: smaller numbers, and fewer of them, than with a power of ten.
-function roundsDown(value, exponent, x, bits) {
-  const [f, e] = doubleParts(x, bits);
+function roundsDown(value, exponent, x, read) {
+  const [f, e] = doubleParts(x, read.bits);
   let left = value;
   let right = (f << 1n) | 1n;
-  if (exponent >= 0) left *= powerOfFive(exponent);
-  else right *= powerOfFive(-exponent);
+  if (exponent >= 0) left *= powerOfFive(exponent, read);
+  else right *= powerOfFive(-exponent, read);
   const shift = e - 1 - exponent; // the power of two on the right, over the left's
   if (shift >= 0) right <<= BigInt(shift);
   else left <<= BigInt(-shift);
   return left < right || (left === right && (f & 1n) === 0n);
 }
 
-// 10^n and 5^n as BigInts (n >= 0), remembered: the exact paths use the same few hundred powers
-// again and again. Exponents are bounded (|n| < 1,200 for any literal or double), and so are the
-// caches.
-const POWERS_OF_TEN = new Map();
-const POWERS_OF_FIVE = new Map();
-
+// 10^n and 5^n as BigInts (n >= 0). The exact path of one document asks for the same few powers
+// of five again and again, so its Read remembers them; a memo of the module's would be state that
+// outlives the call, which verified code may not keep (the gate's purity check).
 function powerOfTen(n) {
-  return cachedPower(POWERS_OF_TEN, 10n, n);
+  return 10n ** BigInt(n);
 }
 
-function powerOfFive(n) {
-  return cachedPower(POWERS_OF_FIVE, 5n, n);
-}
-
-function cachedPower(powers, base, n) {
-  let power = powers.get(n);
+function powerOfFive(n, read) {
+  if (read.fives === null) read.fives = new Map();
+  let power = read.fives.get(n);
   if (power === undefined) {
-    power = base ** BigInt(n);
-    powers.set(n, power);
+    power = 5n ** BigInt(n);
+    read.fives.set(n, power);
   }
   return power;
 }
