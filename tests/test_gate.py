@@ -922,6 +922,15 @@ PURITY_BREAKAGES = {
         "const state = { seen: {} };", "Object.assign(state.seen, { [name]: 1 }) !== null",
         f"{PARSER}:{R + 1}: state: module-level mutable state: a function mutates this top-level value "
         f"(passes it to Object.assign(); declared at line {T})"),
+    "closure made at load that counts calls": (
+        "const nextCall = (() => { let n = 0; return () => ++n; })();", "nextCall() < 1000",
+        f"{PARSER}:{R + 1}: nextCall: module-level mutable state: a function calls this top-level value (made at "
+        f"load by an inline function's call), which can keep state"),
+    "instance of a class of its own that counts calls": (
+        "class Tally { constructor() { this.n = 0; } bump() { return ++this.n; } } const tally = new Tally();",
+        "tally.bump() < 1000",
+        f"{PARSER}:{R + 1}: tally: module-level mutable state: a function calls a method of this top-level value "
+        f"(a Tally made at load), which can keep state"),
     "top-level global regular expression": (
         "const EVERY_OTHER = /x/g;", '(EVERY_OTHER.test("x") || EVERY_OTHER.lastIndex === 0)',
         f"{PARSER}:{R + 1}: EVERY_OTHER: module-level mutable state: this top-level /g regular expression keeps "

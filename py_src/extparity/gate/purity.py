@@ -24,9 +24,12 @@ the module's top level. What is refused, each named with file, line and identifi
   a function passes on, keeps in a local, stores or returns unless it is frozen where it is declared
   (whoever receives it could mutate it out of sight of these rules: ``bump(STATE)``), and a
   top-level ``/g`` or ``/y`` regular expression whose ``exec``/``test`` a function calls (its
-  ``lastIndex`` carries over: ``RE.test("x")`` alternates between calls). A container is an
-  object, array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose
-  nested containers are frozen too, or of a ``new`` with plain arguments.
+  ``lastIndex`` carries over: ``RE.test("x")`` alternates between calls), and a top-level value
+  the module made at load by calling a function, or an instance of a class of its own, that a
+  function calls or calls a method of (a closure or ``this`` can count calls:
+  ``const next = (() => { let n = 0; return () => ++n; })()``). A container is an object,
+  array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose nested
+  containers are frozen too, or of a ``new`` with plain arguments.
 
 Exceptions are data (``[tool.extparity.gate].purity``: identifier, module, reason), and one that
 no longer occurs is stale and fails: an exception must never outlive the code it excuses. The
@@ -180,7 +183,16 @@ def _what_it_holds(value, source: bytes, known: dict[str, tuple[str, str]]) -> t
     if value.type == "regex":
         flags = value.child_by_field_name("flags")
         return "regexp", text(flags, source) if flags is not None else ""
-    return ("frozen" if _frozen(value, source, known) else "container"), ""
+    if _frozen(value, source, known):
+        return "frozen", ""
+    if value.type == "call_expression":
+        callee = value.child_by_field_name("function")
+        named = callee.type in ("identifier", "member_expression")
+        return "made", text(callee, source) + "()" if named else "an inline function's call"
+    if value.type == "new_expression":
+        constructor = text(value.child_by_field_name("constructor"), source)
+        return ("container", "") if constructor in INTRINSICS else ("instance", constructor)
+    return "container", ""
 
 
 def _frozen(value, source: bytes, known: dict[str, tuple[str, str]]) -> bool:
@@ -334,12 +346,28 @@ def _top_level_state(reference: Reference, source: bytes, found, holds: tuple[st
         if method in STATEFUL_REGEXP_CALLS:
             found(node, reference.name, f"module-level mutable state: this top-level /{flags} regular expression "
                                         f"keeps its lastIndex from one call to the next (.{method}(); {declared})")
-    elif kind == "container":
+    elif kind in ("container", "made", "instance"):
         how = _passed_on(node, source) or _value_inside_passed_on(node, source)
         if how:
             found(node, reference.name, f"module-level mutable state: a function {how} this top-level container, "
                                         f"where these rules cannot see what is done to it (freeze it where it is "
                                         f"declared; {declared})")
+        elif kind != "container" and _called(node, source):
+            made = f"made at load by {flags}" if kind == "made" else f"a {flags} made at load"
+            found(node, reference.name, f"module-level mutable state: a function {_called(node, source)} this "
+                                        f"top-level value ({made}), which can keep state from one call to the next "
+                                        f"in a closure or in its fields ({declared})")
+
+
+def _called(node, source: bytes) -> str | None:
+    """``NAME(...)`` or ``NAME.method(...)``: code the value carries runs."""
+    parent, member = node.parent, _member_of(node)
+    if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+        return "calls"
+    if member is not None and member.parent is not None and member.parent.type == "call_expression" and \
+            member.parent.child_by_field_name("function") == member:
+        return "calls a method of"
+    return None
 
 
 def _value_inside_passed_on(node, source: bytes) -> str | None:
