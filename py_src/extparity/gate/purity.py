@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project.config import Declared, Project
-from ..subject.linker import LinkError, parsed_modules, resolve_specifier
+from ..subject.linker import LinkError, parsed_modules, resolve_specifier, walk
 from .scopes import Reference, line, resolve, text
 
 # Deterministic intrinsics that read no environment (ECMA-262 global object properties).
@@ -245,20 +245,12 @@ def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str,
             _free_name(reference, source, found)
         elif reference.binding.scope.top and reference.in_function:
             _top_level_state(reference, source, found, values.get(reference.name, ("other", "")))
-    for node in _walk(root):
+    for node in walk(root):
         if node.type == "meta_property" and text(node, source).startswith("import"):
             found(node, "import.meta", "a host object: the module's own URL differs per browser and install")
         elif node.type in ("member_expression", "subscript_expression"):
             _property(node, _property_name(node, source), found)
     return sorted(findings, key=lambda f: (f.line, f.identifier))
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
 
 
 def _property_name(node, source: bytes) -> str | None:

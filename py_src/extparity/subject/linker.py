@@ -269,7 +269,8 @@ def _string_value(node, source: bytes, where: str) -> str:
     return "".join(_text(c, source) for c in fragments)
 
 
-def _walk(node):
+def walk(node):
+    """Every node of a tree-sitter tree below ``node`` (itself included), in source order."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -287,7 +288,7 @@ def compared_literals(root: Path, entries: Iterable[str]) -> tuple[str, ...]:
     Escapes are read as JSON reads them; a literal it cannot read is left out."""
     found: set[str] = set()
     for path, tree, source in parsed_modules(root, entries):
-        for node in _walk(tree.root_node):
+        for node in walk(tree.root_node):
             if node.type == "string":
                 try:
                     value = json.loads('"' + _text(node, source)[1:-1].replace('"', '\\"') + '"')
@@ -324,10 +325,10 @@ def _dependencies(path: str, tree, source: bytes, *, lazy: bool = True) -> list[
     found: list[str] = []
     root = tree.root_node
     if root.has_error:
-        bad = next(n for n in _walk(root) if n.type == "ERROR" or n.is_missing)
+        bad = next(n for n in walk(root) if n.type == "ERROR" or n.is_missing)
         raise LinkError(f"{path}:{_line(bad)}:{bad.start_point[1] + 1}: cannot parse this module here "
                         f"(tree-sitter JavaScript grammar): {_text(bad, source)[:80]!r}")
-    for node in _walk(root):
+    for node in walk(root):
         where = f"{path}:{_line(node)}"
         if node.type in ("import_statement", "export_statement") and node.child_by_field_name("source"):
             found.append(_resolve(path, _string_value(node.child_by_field_name("source"), source, where), where))
@@ -381,7 +382,7 @@ def _link_one(path: str, data: bytes, tree, source: bytes, linked: dict[str, Lin
             raise LinkError(f"{where}: {name} comes from two `export *` sources (ambiguous)")
         starred[name] = value
     exports.update(starred)
-    for node in _walk(tree.root_node):  # literal import(): the module is linked, hand it over
+    for node in walk(tree.root_node):  # literal import(): the module is linked, hand it over
         if node.type == "call_expression" and node.child_by_field_name("function").type == "import":
             arg = node.child_by_field_name("arguments").named_children[0]
             target = _resolve(path, _string_value(arg, source, f"{path}:{_line(node)}"), path)
