@@ -141,7 +141,8 @@ def verified_findings(project: Project) -> tuple[list[Finding], list[str], set[s
 
 def top_level_values(root, source: bytes) -> dict[str, tuple[str, str]]:
     """What each top-level ``const``/``let``/``var`` of one name holds, as far as the rules need:
-    name -> (``container``, ``frozen``, ``regexp`` or ``other``, the flags of a regexp)."""
+    name -> (kind, detail): ``container``, ``frozen``, ``other``, ``regexp`` (detail: its flags),
+    ``made`` (detail: the call that made it) or ``instance`` (detail: its class)."""
     values: dict[str, tuple[str, str]] = {}
     for child in root.named_children:
         if child.type == "export_statement" and child.child_by_field_name("declaration") is not None:
@@ -231,11 +232,10 @@ def _plain_or_frozen(member, source: bytes, known: dict[str, tuple[str, str]]) -
     return member.type in PRIMITIVES or member.type == "unary_expression" or _frozen(member, source, known)
 
 
-def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str, str]] | None = None) -> list[Finding]:
+def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str, str]]) -> list[Finding]:
     """Findings in one module; ``values``: what its top-level and imported names hold
     (``top_level_values``, ``imported_values``), which the rules on passed-on containers need."""
     findings: list[Finding] = []
-    values = top_level_values(root, source) if values is None else values
 
     def found(node, identifier: str, why: str) -> None:
         findings.append(Finding(path, line(node), identifier, why))
@@ -282,6 +282,14 @@ def _member_of(node):
             parent.child_by_field_name("object").start_byte == node.start_byte:
         return parent
     return None
+
+
+def _outermost_member(node):
+    """``a.b.c`` for the ``a`` in it: the outermost member expression rooted at ``node`` (itself if none)."""
+    chain, outer = node, _member_of(node)
+    while outer is not None:
+        chain, outer = outer, _member_of(outer)
+    return chain
 
 
 def _free_name(reference: Reference, source: bytes, found) -> None:
@@ -365,9 +373,7 @@ def _called(node, source: bytes) -> str | None:
 def _value_inside_passed_on(node, source: bytes) -> str | None:
     """``NAME[i]`` or ``NAME.a`` handed on as ``_passed_on`` says: a value inside the container,
     itself perhaps a container (its length and size are numbers)."""
-    chain, outer = node, _member_of(node)
-    while outer is not None:
-        chain, outer = outer, _member_of(outer)
+    chain = _outermost_member(node)
     if chain is node or _property_name(chain, source) in ("length", "size"):
         return None
     how = _passed_on(chain, source)
@@ -408,9 +414,7 @@ def _passed_on(node, source: bytes) -> str | None:
 
 def _mutated_container(node, source: bytes) -> str | None:
     """How a function mutates the value a top-level name holds, if it visibly does."""
-    chain, outer = node, _member_of(node)
-    while outer is not None:  # a.b.c: the outermost member expression rooted at the name
-        chain, outer = outer, _member_of(outer)
+    chain = _outermost_member(node)
     if chain is not node:
         parent = chain.parent
         if parent.type in ("assignment_expression", "augmented_assignment_expression") and \
