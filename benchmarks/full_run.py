@@ -14,7 +14,11 @@ times on a shared 2-core machine move from run to run:
   as a share of the engines' time;
 * peak RSS of the harness process and of its largest child.
 
-    .venv/bin/python benchmarks/full_run.py [--repeat 3] [--sizes 2000,10000,50000]
+    .venv/bin/python benchmarks/full_run.py [--repeat 3] [--sizes 2000,10000,50000]   (--sizes "": the ratios only)
+
+Every configured engine is what `make parity` runs (`extparity run` with no --engines): with the
+gate's message adapters configured, that includes the two message-path engines, which share
+their tree's browser with the page engines (one Chromium and one Firefox in all).
 """
 
 from __future__ import annotations
@@ -147,7 +151,7 @@ def scaling(cases, sizes: list[int]) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--sizes", default="2000,10000,50000")
+    parser.add_argument("--sizes", default="2000,10000,50000", help='case counts for cases/s; "" for none')
     args = parser.parse_args()
     cases = load_corpus(PROJECT.corpus, PROJECT.entries, base=PROJECT.root).cases
     every = list(PROJECT.engines)
@@ -159,11 +163,13 @@ def main() -> None:
     floor = statistics.median(floors)
     print(f"full run vs browser start-up floor, median of {args.repeat} interleaved runs, {len(cases)} cases")
     print(f"  floor (Chromium + extension and Firefox ESR, concurrent) {floor:6.2f} s")
-    for label, runs in ((f"the issue's {len(ISSUE_ENGINES)} engines", fives), (f"all {len(every)} configured engines", alls)):
+    for label, runs in ((f"the issue's {len(ISSUE_ENGINES)} engines", fives), (f"all {len(every)} engines (make parity)", alls)):
         full = statistics.median(wall for wall, _ in runs)
         print(f"  full run, {label + ',':32} {full:6.2f} s   ratio {full / floor:.2f}")
         median_engine = {name: statistics.median(walls[name] for _, walls in runs) for name in runs[0][1]}
         print("    each engine's wall time in it: " + ", ".join(f"{n} {t:.1f}" for n, t in median_engine.items()))
+    if not args.sizes:
+        return
     rows = scaling(cases, [int(s) for s in args.sizes.split(",")])
     names = list(rows[0]["speeds"])
     print("\ncases/s per engine, without start-up (one engine at a time)")

@@ -58,7 +58,7 @@ class Profiler:
 
     def __init__(self, session: Any, modules: list[str]) -> None:
         self.session, self.modules = session, modules
-        self.url_prefix = f"chrome-extension://{session.extension_id}/"
+        self.url_prefix = f"chrome-extension://{session.launch.extension_id}/"
         self.worker = session.engine.via == "message"
         self.script_ids: set[str] | None = None
         self._parsed: dict[str, str] = {}

@@ -66,11 +66,14 @@ class CaseFailure:
 
 @dataclass(frozen=True)
 class SessionBroken:
-    """Why a session cannot go on; ``case_id`` names the culprit when the engine knows it."""
+    """Why a session cannot go on; ``case_id`` names the culprit when the engine knows it.
+    ``attributable`` is False when the cause may lie outside this engine's own cases (a browser
+    it shared broke): its cases are then run again, none of them blamed."""
 
     kind: Literal["timeout", "crash"]
     detail: str
     case_id: str | None = None
+    attributable: bool = True
 
 
 @dataclass
@@ -119,6 +122,7 @@ class Session(abc.ABC):
     """A started engine with the subject loaded; runs case lists until it is closed."""
 
     module_hashes: dict[str, str]
+    timings: dict[str, Any] = {}  # facts about this session for ``EngineRun.timings`` (a list per key)
 
     @abc.abstractmethod
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:

@@ -10,6 +10,11 @@ the verdict text: ``export default async (send, modules, ...args) => verdictText
 ``send(message)`` resolves with the background's reply and ``modules`` maps every module the
 entries reach to its namespace (so a reply can be written with the subject's own serializer).
 
+A *launch* (``BrowserLaunch``) is one started browser with the tree's extension loaded; a
+*session* (``BrowserSession``) is one engine's way into it: a tab in Chromium, a channel of the
+probe server in Firefox. The engines of one tree share a launch (``sharing.SharedBrowser``);
+alone, a session starts a launch of its own.
+
 Why a private loop in its own thread: the browser kinds need hard time limits around calls into
 the page (only Playwright's async API can abandon a call that never returns), the driver is
 synchronous, and the caller may already run an event loop (pytest plugins). A session keeps its
@@ -19,17 +24,19 @@ loop and its browser for as long as it lives, so a fuzzer sends many batches to 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import shutil
 import tempfile
 import threading
+from dataclasses import replace
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from ..project.kinds import IN_BROWSER
 from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
-from .base import Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
+from .base import Batch, Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
 from .child import link_subject
 from .executables import choose_executable
 
@@ -72,6 +79,7 @@ class BrowserEngine(Engine):
     chunk_size = 500
     default_executable = ""
     protocol = ""
+    launch_class: type["BrowserLaunch"]
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -81,6 +89,7 @@ class BrowserEngine(Engine):
         self.chunk_size = int(self.options.get("chunk_size", self.chunk_size))
         self.startup_timeout_s = float(self.options.get("startup_timeout_s", 60.0))
         self.via = self.options.get("via", "module")
+        self.shared: Any = None  # a ``sharing.SharedBrowser``, set by ``share_browsers`` for the engines of one tree
         self.browser_version: str | None = None
         self._subject: dict[str, Any] | None = None
 
@@ -104,6 +113,12 @@ class BrowserEngine(Engine):
     async def before_subject_loads(self, session: "BrowserSession") -> None:
         """Called in a started session once its document is open, before the subject's modules
         load there: an observer that must see them compiled (coverage) starts here."""
+
+    def launch_key(self) -> str:
+        """What the browser started for this engine depends on: all but how it reaches the
+        subject (``via``) and how many cases go in one call."""
+        options = {k: v for k, v in self.options.items() if k not in ("via", "chunk_size")}
+        return json.dumps([self.kind, self.tree_name, options], sort_keys=True)
 
     def check_executable(self) -> None:
         if not Path(self.executable).is_file():
@@ -181,29 +196,36 @@ def remove_profile(path: Path | None) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-class BrowserSession(Session):
-    """Shared life cycle: a loop thread, a profile folder, start-up bounded, close bounded."""
+_LAUNCHES = itertools.count(1)
 
-    def __init__(self, engine: BrowserEngine) -> None:
+
+class BrowserLaunch:
+    """One started browser with a tree's extension loaded: a loop thread, a profile, the
+    browser. The engines of the tree attach a session each (``BrowserSession``); ``paths`` are
+    the ways in (``via``) those sessions take, so that one launch is prepared for all of them
+    (in Firefox, what the packed add-on holds). Start-up is bounded, close is bounded."""
+
+    def __init__(self, engine: BrowserEngine, paths: tuple[str, ...]) -> None:
         self.engine = engine
-        self.module_hashes: dict[str, str] = {}
+        self.paths = paths
         self.profile = temporary_profile(engine.kind)
+        self.serial = next(_LAUNCHES)  # names the launch in its sessions' timings
         self.loop = LoopThread(f"extparity-{engine.name}")
-        self._closed = False
+        self.closed = False
+        self.phase = "start-up"
         try:
             engine.check_executable()
             self.loop.call(self.start, engine.startup_timeout_s)
         except TimeoutError:
-            detail = f"{getattr(self, 'phase', 'start-up')}: no answer within {engine.startup_timeout_s:g}s"
-            hint = self.startup_hint()  # before close(), which deletes the profile it may read
+            detail = f"{self.phase}: no answer within {engine.startup_timeout_s:g}s"
             self.close()
-            raise EngineStartError(detail + hint) from None
+            raise EngineStartError(detail) from None
         except EngineStartError:
             self.close()
             raise
         except Exception as exc:
             self.close()
-            raise EngineStartError(f"{getattr(self, 'phase', 'start-up')}: {_first_line(exc)}") from None
+            raise EngineStartError(f"{self.phase}: {_first_line(exc)}") from None
 
     async def start(self) -> None:
         raise NotImplementedError
@@ -212,20 +234,85 @@ class BrowserSession(Session):
         """Close the browser and Playwright; errors here change no result."""
         raise NotImplementedError
 
-    def startup_hint(self) -> str:
-        """Extra words for a start-up time-out (e.g. the add-on's state in the profile)."""
-        return ""
-
     def close(self) -> None:
-        if self._closed:
+        if self.closed:
             return
-        self._closed = True
+        self.closed = True
         try:
             self.loop.call(self.stop, 30)
         except Exception:  # a wedged driver: the loop thread and the browser die with the harness
             pass
         self.loop.stop()
         remove_profile(self.profile)
+
+
+class BrowserSession(Session):
+    """One engine's way into a launch: its page (Chromium) or its channel (Firefox). Without a
+    ``SharedBrowser`` the session starts a launch of its own and stops it on close."""
+
+    def __init__(self, engine: BrowserEngine) -> None:
+        self.engine = engine
+        self.module_hashes: dict[str, str] = {}
+        self.shared = engine.shared
+        self.broke = False
+        self._closed = False
+        self.phase = "start-up"
+        self.launch = self.shared.acquire(engine) if self.shared else engine.launch_class(engine, (engine.via,))
+        self.loop = self.launch.loop
+        self.timings = {"browser_launches": self.launch.serial}
+        try:
+            self.loop.call(self.attach, engine.startup_timeout_s)
+        except TimeoutError:
+            detail = f"{self.phase}: no answer within {engine.startup_timeout_s:g}s"
+            hint = self.startup_hint()  # before close(), which deletes the profile it may read
+            self.close()
+            raise EngineStartError(detail + hint) from None
+        except EngineStartError:
+            self.close()
+            raise
+        except Exception as exc:
+            self.close()
+            raise EngineStartError(f"{self.phase}: {_first_line(exc)}") from None
+
+    async def attach(self) -> None:
+        """Open this engine's way into the started browser and load the subject there."""
+        raise NotImplementedError
+
+    async def detach(self) -> None:
+        """Close what ``attach`` opened, leaving the browser to its other sessions."""
+
+    def startup_hint(self) -> str:
+        """Extra words for a start-up time-out (e.g. the add-on's state in the profile)."""
+        return ""
+
+    def broken(self, batch: Batch) -> Batch:
+        """A batch that broke in a shared browser may be another engine's doing: it names no
+        culprit, and this engine goes on in a browser of its own (see ``SharedBrowser``)."""
+        if batch.broken is not None:
+            self.broke = True
+            if self.shared is not None:
+                batch.broken = replace(batch.broken, case_id=None, attributable=False,
+                                       detail=f"{batch.broken.detail} (in the browser it shared)")
+                self.engine.shared = None
+        return batch
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if not self.launch.closed:
+            try:
+                self.loop.call(self.detach, 10)
+            except Exception:  # the browser went away under it: nothing left to close
+                pass
+        if self.shared is not None:
+            self.shared.release(self.launch, broken=self.broke)
+        else:
+            self.launch.close()
+
+    def kill(self) -> None:
+        self.broke = True
+        self.close()
 
 
 HARMLESS_STDERR = ("unexpected operator", "scaling_cur_freq", "scaling_max_freq", "crashpad", "dbus")

@@ -6,6 +6,8 @@ Everything here used to be repeated per engine. What it guarantees, for every ki
   CRASH cell; the session is restarted and the other cases of its chunk still run;
 * sessions that run whole chunks (browsers) cannot name the culprit, so after a broken chunk
   the driver reruns its unanswered cases one at a time until the culprit shows itself;
+* a session that broke for a cause it cannot attribute (a browser shared with another engine)
+  blames no case: its unanswered cases run again in the next session;
 * an engine that cannot start is reported once, with the engine's own words;
 * the overall budget, an interrupt, or too many restarts end the engine with the results it
   already has kept.
@@ -134,7 +136,9 @@ class EngineDriver:
                     break
                 run.timings["restarts"] += 1
                 culprit = batch.broken.case_id or (chunk[0].id if len(chunk) == 1 else None)
-                if culprit is not None:
+                if not batch.broken.attributable:
+                    pass  # its unanswered cases are back in ``pending``, none of them blamed
+                elif culprit is not None:
                     run.failures[culprit] = CaseFailure(batch.broken.kind, batch.broken.detail)
                     _drop(pending, culprit)
                     isolate = max(0, isolate - 1)
@@ -183,6 +187,8 @@ def _open(engine: Engine, run: EngineRun, controller: Controller) -> Session | N
         run.fail("interrupted", "interrupted")
         return None
     run.timings["sessions"] += 1
+    for key, value in session.timings.items():
+        run.timings.setdefault(key, []).append(value)
     run.timings.setdefault("startup_s", time.perf_counter() - t0)
     if not run.module_hashes:
         run.module_hashes = dict(session.module_hashes)

@@ -9,7 +9,12 @@
 // URLs, or against its background through `browser.runtime.sendMessage`. It waits for its
 // document's `load` event, so the extension's own scripts have run.
 //
-// Protocol (ENDPOINT = http://127.0.0.1:PORT/TOKEN/):
+// When the module path and the message path share one Firefox, this probe (the module path's)
+// also adds the messenger frame, once its own imports are done: what it imported into the
+// background document is then known (`__extparityProbeImported`), and the messenger leaves it out
+// of what the background loaded.
+//
+// Protocol (ENDPOINT = http://127.0.0.1:PORT/TOKEN/CHANNEL/, one channel per path):
 //   GET  config         -> {"hash_modules": [...], "import_modules": [...], "entries": {...}}
 //   POST hashes         <- {path: sha256hex} of the bytes Firefox serves
 //   POST ready          <- runtime.getBrowserInfo() (modules imported, entries bound)
@@ -32,10 +37,19 @@
       const cfg = await (await fetch(ENDPOINT + "config")).json();
       // In the messenger frame, what the background document actually loaded is hashed too, so a
       // script it loads that the manifest and page do not name shows up as one it should not load.
-      const loaded = window.parent !== window ? extparityLoadedScripts(window.parent, urlOf("")) : [];
+      // (Less what the module probe imported there itself, when it shares the background.)
+      const theirs = window.parent !== window ? window.parent.__extparityProbeImported || [] : [];
+      const loaded = window.parent !== window
+        ? extparityLoadedScripts(window.parent, urlOf("")).filter((path) => !theirs.includes(path)) : [];
       const hashed = [...new Set([...cfg.hash_modules, ...loaded])];
       await post("hashes", JSON.stringify(await extparityHashModules(urlOf, hashed)));
-      const namespaces = await extparityImport(urlOf, cfg.import_modules);
+      let namespaces;
+      /*@@BEFORE_IMPORT@@*/
+      try {
+        namespaces = await extparityImport(urlOf, cfg.import_modules);
+      } finally {
+        /*@@AFTER_IMPORT@@*/
+      }
       const send = (message) => browser.runtime.sendMessage(message);
       const entries = /*@@BIND@@*/;
       await post("ready", JSON.stringify(await browser.runtime.getBrowserInfo()));

@@ -1,7 +1,8 @@
 """One parity run: the selected engines over the same cases, concurrently, then judged.
 
 Engines run in threads (each engine's work happens in its own processes: workers, browsers),
-so the browsers start while QuickJS and the reference work. The result does not depend on the
+so the browsers start while QuickJS and the reference work. The browser engines of one tree (the
+page engine and its message-path twin) share one browser launch (``engines.browser.SharedBrowser``). The result does not depend on the
 order in which engines finish: everything is keyed by engine and case. Module checks make
 sure the bytes that ran are the bytes on disk, and that every tree holds the same modules. An
 engine that reaches the subject through its modules must have loaded exactly the modules the
@@ -21,6 +22,7 @@ from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, run_engine
+from ..engines.sharing import share_browsers
 from ..project.config import Project
 from ..project.environments import Environment
 from ..project.errors import ConfigError
@@ -217,19 +219,27 @@ def run_parity(
     runs: dict[str, EngineRun] = {}
     lock = threading.Lock()
 
+    engines, unbuilt = {}, {}
+    for name in engine_names:
+        try:
+            engine = build_engine(project.engines[name], project)
+            if environment is not None:
+                engine.use_environment(environment)
+            engines[name] = engine
+        except Exception as exc:  # e.g. a missing optional binding: this engine's failure only
+            unbuilt[name] = exc
+    share_browsers(engines.values())  # on the engines themselves, before an observer wraps them
+    if instrument is not None:
+        engines = {name: instrument(engine) for name, engine in engines.items()}
+
     def one(name: str) -> None:
         spec = project.engines[name]
         wire = [case.wire(project.entries[case.fn]) for case in cases]
         log(f"{name}: running {count(len(wire), 'case')}")
-        try:
-            engine = build_engine(spec, project)
-            if environment is not None:
-                engine.use_environment(environment)
-            if instrument is not None:
-                engine = instrument(engine)
-        except Exception as exc:  # e.g. a missing optional binding: this engine's failure only
-            run = EngineRun(description={"engine": name, "kind": spec.kind}).fail("crashed", f"{exc}")
+        if name in unbuilt:
+            run = EngineRun(description={"engine": name, "kind": spec.kind}).fail("crashed", f"{unbuilt[name]}")
         else:
+            engine = engines[name]
             run = run_engine(engine, wire, case_timeout_s=case_timeout_s, budget_s=budget_s,
                              controller=controller, progress=lambda done: progress(name, done, len(wire)))
         with lock:

@@ -41,7 +41,7 @@ from playwright.async_api import async_playwright
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
-from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
+from ..browser import BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, probe_config, realm_code
 
 HOST_DOCUMENT = "manifest.json"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -68,72 +68,24 @@ _RUN_CHUNK = ("async (casesJson) => { await new Promise((resolve) => setTimeout(
               " return globalThis.__extparity_run(casesJson); }")
 
 
-class ChromiumEngine(BrowserEngine):
-    kind = "chromium"
-    default_executable = "/usr/bin/chromium"
-    protocol = "cdp"
+class ChromiumLaunch(BrowserLaunch):
+    """Chromium with the unpacked tree loaded (or a remote Chromium reached over CDP), up to its
+    extension's service worker: what every path into the extension needs first."""
 
-    def check_executable(self) -> None:
-        if not self.options.get("endpoint"):  # a remote browser's binary is not ours to find
-            super().check_executable()
-
-    def open(self) -> "ChromiumSession":
-        return ChromiumSession(self)
-
-    def environment_reach(self, environment) -> dict[str, str]:
-        """Verified on Chromium 156 with Playwright 1.64 (README, "The release gate"). A remote
-        browser (``endpoint``) was started by someone else: nothing here reaches it."""
-        if self.options.get("endpoint"):
-            return {}
-        reach = {
-            "locale": "Playwright's locale (pages and the service worker), --lang, LANG and LANGUAGE",
-            "timezone": "Playwright's timezone_id (pages and the service worker) and TZ",
-            "date": "Playwright's clock in the page; the harness's clock in the service worker, which Playwright's "
-                    "does not reach",
-            "user_agent": "--user-agent",
-            "webdriver": "--disable-blink-features=AutomationControlled (as always: a worker has no navigator.webdriver)",
-        }
-        return {setting: how for setting, how in reach.items() if setting in environment.settings()}
-
-    def environment_launch(self) -> tuple[list[str], dict[str, Any]]:
-        """Launch arguments and Playwright options of the engine's environment (none without one)."""
-        environment = self.environment
-        if environment is None:
-            return [], {}
-        args: list[str] = []
-        options: dict[str, Any] = {}
-        if environment.locale:
-            args.append(f"--lang={environment.locale}")
-            options["locale"] = environment.locale
-        if environment.timezone:
-            options["timezone_id"] = environment.timezone
-        if environment.user_agent:
-            agent = (normal_chrome_user_agent(executable_version(self.executable))
-                     if environment.user_agent == NORMAL else environment.user_agent)
-            if agent is None:
-                raise EngineStartError(f"no normal user agent: {self.executable} --version names no Chrome version")
-            args.append(f"--user-agent={agent}")
-        variables = process_environment(environment)
-        if variables is not None:
-            options["env"] = variables
-        return args, options
-
-
-class ChromiumSession(BrowserSession):
-    engine: ChromiumEngine
+    engine: "ChromiumEngine"
 
     async def start(self) -> None:
-        subject = self.engine.subject()
         self.playwright = await async_playwright().start()
-        endpoint = self.engine.options.get("endpoint")
-        via_message = subject["via"] == "message"
-        if via_message and not _declares_worker(self.engine.tree):
-            raise EngineStartError('via = "message": the extension declares no background service worker to message')
-        if endpoint:
-            self.phase = f"connecting to {endpoint}"
-            self.browser = await self.playwright.chromium.connect_over_cdp(endpoint, timeout=self.engine.startup_timeout_s * 1000)
+        self.endpoint = self.engine.options.get("endpoint")
+        self.browser: Any = None  # a remote browser, connected to over CDP
+        self.browser_version: str | None = None
+        self.first_page_taken = False
+        if self.endpoint:
+            self.phase = f"connecting to {self.endpoint}"
+            self.browser = await self.playwright.chromium.connect_over_cdp(
+                self.endpoint, timeout=self.engine.startup_timeout_s * 1000)
             self.context = self.browser.contexts[0]
-            self.engine.browser_version = self.browser.version
+            self.browser_version = self.browser.version
             self.extension_id = await self.find_remote_extension()
         else:
             tree = str(self.engine.tree)
@@ -144,28 +96,11 @@ class ChromiumSession(BrowserSession):
                 args=[f"--disable-extensions-except={tree}", f"--load-extension={tree}", *LAUNCH_ARGS,
                       *environment_args, *self.engine.extra_args],
                 timeout=self.engine.startup_timeout_s * 1000, **environment_options)
-            self.engine.browser_version = self.context.browser.version if self.context.browser else None
+            self.browser_version = self.context.browser.version if self.context.browser else None
             self.extension_id = unpacked_extension_id(self.engine.tree)
             self.phase = "loading the extension"
             await self.check_background()
             await self.start_clocks()
-        if via_message:
-            self.phase = "reading the scripts the service worker loaded"
-            self.module_hashes = await bounded(self.worker_scripts(), self.engine.startup_timeout_s)
-        self.phase = f"opening chrome-extension://{self.extension_id}/{HOST_DOCUMENT}"
-        self.page = await self.context.new_page() if endpoint or not self.context.pages else self.context.pages[0]
-        await self.page.goto(f"chrome-extension://{self.extension_id}/{HOST_DOCUMENT}")
-        self.phase = "hashing and importing modules"
-        setup = f"async (cfg) => {{\n{realm_code(subject)}\n{_SETUP_BODY.replace('BIND', bind_expression(subject))}}}"
-        config = probe_config(subject)
-        if via_message:
-            config["hash_modules"] = []  # the worker's own scripts were hashed above
-        await self.engine.before_subject_loads(self)
-        report = await bounded(self.page.evaluate(setup, config), self.engine.startup_timeout_s)
-        if report["error"]:
-            raise EngineStartError(f"{self.phase}: {report['error']}")
-        if not via_message:
-            self.module_hashes = report["hashes"]
 
     async def start_clocks(self) -> None:
         """A second environment's date: Playwright's clock for the pages, the harness's in the
@@ -179,6 +114,14 @@ class ChromiumSession(BrowserSession):
             if worker.url.startswith(f"chrome-extension://{self.extension_id}/"):
                 await bounded(worker.evaluate(f"() => {{ {clock_script(start)} }}"),
                               self.engine.startup_timeout_s)
+
+    async def new_page(self):
+        """A page for one session: the persistent context's first tab for the first session of a
+        browser launched here, a new tab otherwise (a remote browser's tabs are not ours)."""
+        if not self.endpoint and not self.first_page_taken and self.context.pages:
+            self.first_page_taken = True
+            return self.context.pages[0]
+        return await self.context.new_page()
 
     async def worker_scripts(self) -> dict[str, str]:
         """``{path: sha256}`` of every script the extension's service worker loaded, as V8 saw
@@ -246,6 +189,107 @@ class ChromiumSession(BrowserSession):
             return []
         return [console_text(line[line.index(marker):].strip())[:1000] for line in text.splitlines() if marker in line]
 
+    async def stop(self) -> None:
+        """A browser launched here is not closed gracefully (its profile is deleted next):
+        stopping Playwright kills its process group at once and removes Playwright's files.
+        A remote browser is disconnected from, never closed."""
+        browser = getattr(self, "browser", None)
+        if browser is not None:
+            await bounded(browser.close(), 10, default=None)
+        if getattr(self, "playwright", None) is not None:
+            await self.playwright.stop()
+
+
+class ChromiumEngine(BrowserEngine):
+    kind = "chromium"
+    default_executable = "/usr/bin/chromium"
+    protocol = "cdp"
+    launch_class = ChromiumLaunch
+
+    def check_executable(self) -> None:
+        if not self.options.get("endpoint"):  # a remote browser's binary is not ours to find
+            super().check_executable()
+
+    def open(self) -> "ChromiumSession":
+        return ChromiumSession(self)
+
+    def environment_reach(self, environment) -> dict[str, str]:
+        """Verified on Chromium 156 with Playwright 1.64 (README, "The release gate"). A remote
+        browser (``endpoint``) was started by someone else: nothing here reaches it."""
+        if self.options.get("endpoint"):
+            return {}
+        reach = {
+            "locale": "Playwright's locale (pages; the service worker through the extension tabs in its process), "
+                      "--lang, LANG and LANGUAGE",
+            "timezone": "Playwright's timezone_id (pages and the service worker) and TZ",
+            "date": "Playwright's clock in the page; the harness's clock in the service worker, which Playwright's "
+                    "does not reach",
+            "user_agent": "--user-agent",
+            "webdriver": "--disable-blink-features=AutomationControlled (as always: a worker has no navigator.webdriver)",
+        }
+        return {setting: how for setting, how in reach.items() if setting in environment.settings()}
+
+    def environment_launch(self) -> tuple[list[str], dict[str, Any]]:
+        """Launch arguments and Playwright options of the engine's environment (none without one)."""
+        environment = self.environment
+        if environment is None:
+            return [], {}
+        args: list[str] = []
+        options: dict[str, Any] = {}
+        if environment.locale:
+            args.append(f"--lang={environment.locale}")
+            options["locale"] = environment.locale
+        if environment.timezone:
+            options["timezone_id"] = environment.timezone
+        if environment.user_agent:
+            agent = (normal_chrome_user_agent(executable_version(self.executable))
+                     if environment.user_agent == NORMAL else environment.user_agent)
+            if agent is None:
+                raise EngineStartError(f"no normal user agent: {self.executable} --version names no Chrome version")
+            args.append(f"--user-agent={agent}")
+        variables = process_environment(environment)
+        if variables is not None:
+            options["env"] = variables
+        return args, options
+
+
+class ChromiumSession(BrowserSession):
+    """One engine's tab in the launch: a document of the extension's origin with the subject
+    bound there, through its modules or through the service worker's messages."""
+
+    engine: ChromiumEngine
+    launch: ChromiumLaunch
+
+    @property
+    def context(self):
+        """The browser context of this session's launch (shared with the other engines of its tree)."""
+        return self.launch.context
+
+    async def attach(self) -> None:
+        launch = self.launch
+        subject = self.engine.subject()
+        via_message = subject["via"] == "message"
+        self.engine.browser_version = launch.browser_version
+        if via_message and not _declares_worker(self.engine.tree):
+            raise EngineStartError('via = "message": the extension declares no background service worker to message')
+        if via_message:
+            self.phase = "reading the scripts the service worker loaded"
+            self.module_hashes = await bounded(launch.worker_scripts(), self.engine.startup_timeout_s)
+        self.phase = f"opening chrome-extension://{launch.extension_id}/{HOST_DOCUMENT}"
+        self.page = await launch.new_page()
+        await self.page.goto(f"chrome-extension://{launch.extension_id}/{HOST_DOCUMENT}")
+        self.phase = "hashing and importing modules"
+        setup = f"async (cfg) => {{\n{realm_code(subject)}\n{_SETUP_BODY.replace('BIND', bind_expression(subject))}}}"
+        config = probe_config(subject)
+        if via_message:
+            config["hash_modules"] = []  # the worker's own scripts were hashed above
+        await self.engine.before_subject_loads(self)
+        report = await bounded(self.page.evaluate(setup, config), self.engine.startup_timeout_s)
+        if report["error"]:
+            raise EngineStartError(f"{self.phase}: {report['error']}")
+        if not via_message:
+            self.module_hashes = report["hashes"]
+
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
         try:
@@ -256,18 +300,20 @@ class ChromiumSession(BrowserSession):
             batch.broken = SessionBroken("crash", exc.message.strip().splitlines()[0][:500])
         except RuntimeError as exc:  # the session was closed under it (an interrupt)
             batch.broken = SessionBroken("crash", str(exc))
-        return batch
+        return self.broken(batch)
 
-    async def stop(self) -> None:
-        """A browser launched here is not closed gracefully (its profile is deleted next):
-        stopping Playwright kills its process group at once and removes Playwright's files."""
-        browser, page = getattr(self, "browser", None), getattr(self, "page", None)
-        if browser is not None:  # a remote browser: close our page and disconnect, never close it
-            if page is not None:
-                await bounded(page.close(), 10, default=None)
-            await bounded(browser.close(), 10, default=None)
-        if getattr(self, "playwright", None) is not None:
-            await self.playwright.stop()
+    async def detach(self) -> None:
+        """Close this engine's tab, unless another engine's session goes on in the same browser:
+        then the tab stays until the browser stops. Why: closing an extension tab drops the
+        locale override of the extension's process, for every tab and the service worker (its
+        ``Intl`` went back to en-US under a de-DE environment while the other tab was still
+        open; Chromium 156), so the message-path engine would run the rest of its cases in the
+        gate's first locale."""
+        if self.shared is not None and not self.broke and self.shared.others_remain(self.launch):
+            return
+        page = getattr(self, "page", None)
+        if page is not None:
+            await bounded(page.close(), 10, default=None)
 
 
 CONSOLE_LINE = re.compile(r'(?P<message>.*)", source: (?:chrome-extension://[a-p]{32}/)?(?P<source>.*) \((?P<line>\d+)\)')

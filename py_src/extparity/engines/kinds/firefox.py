@@ -51,7 +51,7 @@ from playwright.async_api import async_playwright
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
 from ..environment import process_environment, realm_prelude
-from ..browser import BrowserEngine, BrowserSession, bind_expression, probe_config, realm_code
+from ..browser import BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, probe_config, realm_code
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
 MESSENGER_PAGE, MESSENGER = "extparity-messenger.html", "extparity-messenger.js"
@@ -67,10 +67,61 @@ BIDI_BREAK_PLAYWRIGHT, BIDI_BREAK_NEWEST_FIREFOX = (1, 65), 153
 SENTINEL_WAIT_S = 15.0
 
 
+class FirefoxLaunch(BrowserLaunch):
+    """Firefox with the packed add-on installed in a fresh profile, its loopback server, and one
+    channel of that server for each path the launch was prepared for (``paths``). The launch
+    call is left running: the probes report before Playwright's launch returns, and each session
+    waits for its own channel (``FirefoxSession.attach``)."""
+
+    engine: "FirefoxEngine"
+
+    async def start(self) -> None:
+        self.phase = "checking Playwright against this Firefox"
+        refuse_known_broken_pair(self.engine.executable)
+        self.phase = "packing the add-on"
+        subjects = {path: self.engine.subject_for(path) for path in self.paths}
+        self.server = ProbeServer({path: probe_config(subject) for path, subject in subjects.items()})
+        self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server, subjects,
+                              realm_prelude(self.engine.environment, webdriver=True))
+        self.phase = "launching Firefox"
+        self.playwright = await async_playwright().start()
+        prefs = {**firefox_prefs(self.addon.gecko_id), **self.engine.environment_prefs(),
+                 **self.engine.options.get("prefs", {})}
+        variables = process_environment(self.engine.environment)
+        self.launch = asyncio.ensure_future(self.playwright.firefox.launch_persistent_context(
+            str(self.profile), channel="moz-firefox", executable_path=self.engine.executable, headless=True,
+            firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000,
+            env=variables))
+        self.launched_at: float | None = None
+
+    async def stop(self) -> None:
+        """No graceful close: Firefox spends 1-2.5 s shutting down a profile that is deleted
+        next (and Playwright's launch often returns only after the cases have run). Stopping
+        Playwright kills the browser's process group at once and removes its own files."""
+        if getattr(self, "server", None) is not None:
+            self.server.closed = True  # a session waiting for a chunk hears it at once
+        if getattr(self, "playwright", None) is not None:
+            await self.playwright.stop()
+        launch = getattr(self, "launch", None)
+        if launch is not None:  # whatever it ends in is the browser going away: ended and retrieved,
+            launch.cancel()     # so asyncio prints nothing about it at exit
+            await asyncio.gather(launch, return_exceptions=True)
+        if getattr(self, "server", None) is not None:
+            self.server.close()
+
+
 class FirefoxEngine(BrowserEngine):
     kind = "firefox"
     default_executable = "/usr/bin/firefox-esr"
     protocol = "webdriver-bidi (channel moz-firefox)"
+    launch_class = FirefoxLaunch
+
+    def subject_for(self, path: str) -> dict[str, Any]:
+        """The subject as an engine of this tree that takes ``path`` sees it: a shared launch
+        packs the probes of every path its engines take."""
+        if path == self.via:
+            return self.subject()
+        return type(self)(self.name, self.project, self.tree_name, {**self.options, "via": path}).subject()
 
     def open(self) -> "FirefoxSession":
         return FirefoxSession(self)
@@ -101,95 +152,74 @@ class FirefoxEngine(BrowserEngine):
 
 
 class FirefoxSession(BrowserSession):
-    engine: FirefoxEngine
+    """One engine's channel of the launch's probe server: the module probe in the background,
+    or the messenger frame that sends each case to it."""
 
-    async def start(self) -> None:
-        self.phase = "checking Playwright against this Firefox"
-        refuse_known_broken_pair(self.engine.executable)
-        self.phase = "packing the add-on"
-        subject = self.engine.subject()
-        self.server = ProbeServer(probe_config(subject))
-        self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server.endpoint, subject,
-                              realm_prelude(self.engine.environment, webdriver=True))
-        self.phase = "launching Firefox"
-        self.playwright = await async_playwright().start()
-        prefs = {**firefox_prefs(self.addon.gecko_id), **self.engine.environment_prefs(), **self.engine.options.get("prefs", {})}
-        variables = process_environment(self.engine.environment)
-        self.launch = asyncio.ensure_future(self.playwright.firefox.launch_persistent_context(
-            str(self.profile), channel="moz-firefox", executable_path=self.engine.executable, headless=True,
-            firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000,
-            env=variables))
+    engine: FirefoxEngine
+    launch: FirefoxLaunch
+
+    async def attach(self) -> None:
+        launch, server = self.launch, self.launch.server
+        self.channel = server.channels[self.engine.via]
         self.phase = "waiting for the extension's background"
         # The probe reports before Playwright's launch call returns: wait for whichever says more.
-        launched_at = None
-        while not self.server.ready and not self.server.fatal:
-            if self.launch.done() and (failure := self.launch.exception()) is not None:
+        while not self.channel.ready and not self.channel.fatal:
+            if launch.launch.done() and (failure := launch.launch.exception()) is not None:
                 raise failure
             now = time.monotonic()
-            if launched_at is None and self.launch.done():
-                launched_at = now
-            if not self.server.sentinel_ran and launched_at is not None and now - launched_at > SENTINEL_WAIT_S:
+            if launch.launched_at is None and launch.launch.done():
+                launch.launched_at = now
+            if not server.sentinel_ran and launch.launched_at is not None and now - launch.launched_at > SENTINEL_WAIT_S:
                 raise EngineStartError(self.scripts_not_run(f"within {SENTINEL_WAIT_S:g}s of Firefox's start-up"))
-            loaded_at = self.server.page_loaded_at
-            if not self.server.probe_ran and loaded_at is not None and now - loaded_at > SENTINEL_WAIT_S:
+            loaded_at = server.page_loaded_at
+            if not server.probe_ran and loaded_at is not None and now - loaded_at > SENTINEL_WAIT_S:
                 raise EngineStartError(self.scripts_not_run(f"within {SENTINEL_WAIT_S:g}s of its load event"))
             await asyncio.sleep(0.02)
-        if self.server.fatal:
+        if self.channel.fatal:
             await asyncio.sleep(0.3)  # the sentinel's report of the same failure says more
-        if self.server.background_errors:
+        if server.background_errors:
             raise EngineStartError("the extension's background failed at start-up: "
-                                   + " | ".join(self.server.background_errors[:3]))
-        if self.server.fatal:
-            raise EngineStartError(f"probe in the extension's background: {self.server.fatal}")
-        self.module_hashes = {path: digest for path, digest in self.server.hashes.items() if path not in ADDED}
-        self.engine.browser_version = self.server.browser_version
+                                   + " | ".join(server.background_errors[:3]))
+        if self.channel.fatal:
+            raise EngineStartError(f"probe in the extension's background: {self.channel.fatal}")
+        self.module_hashes = {path: digest for path, digest in self.channel.hashes.items() if path not in ADDED}
+        self.engine.browser_version = self.channel.browser_version
 
     def scripts_not_run(self, when: str) -> str:
         """Which of the harness's scripts never reported, from which page they were to load, and
         what the sentinel saw fail to load there."""
-        silent = [name for name, ran in ((SENTINEL, self.server.sentinel_ran), (PROBE, self.server.probe_ran))
-                  if not ran]
+        server = self.launch.server
+        silent = [name for name, ran in ((SENTINEL, server.sentinel_ran), (PROBE, server.probe_ran)) if not ran]
         # What names the silent scripts first: the background may report more than three errors.
-        errors = sorted(self.server.background_errors, key=lambda error: not any(name in error for name in silent))
+        errors = sorted(server.background_errors, key=lambda error: not any(name in error for name in silent))
         seen = f"; the background reported: {' | '.join(errors[:3])}" if errors else ""
-        return f"{self.addon.background} did not run the harness's {' or '.join('/' + name for name in silent)} {when}{seen}"
+        return (f"{self.launch.addon.background} did not run the harness's {' or '.join('/' + name for name in silent)} "
+                f"{when}{seen}")
 
     def startup_hint(self) -> str:
-        server, addon = getattr(self, "server", None), getattr(self, "addon", None)
+        server, addon = getattr(self.launch, "server", None), getattr(self.launch, "addon", None)
         if server is None or addon is None:
             return ""
         if server.sentinel_ran and server.probe_ran:
             return "; the harness's scripts ran in the background, but the probe never reported ready"
-        if addon_enabled(self.profile, addon.gecko_id):
+        if addon_enabled(self.launch.profile, addon.gecko_id):
             return "; " + self.scripts_not_run("although Firefox enabled the add-on")
-        return "; " + addon_state(self.profile, addon.gecko_id)
+        return "; " + addon_state(self.launch.profile, addon.gecko_id)
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
-        result = self.server.submit(wire_json(cases), case_timeout_s)
+        server = self.launch.server
+        result = server.submit(self.channel, wire_json(cases), case_timeout_s)
         if result is None:
-            state = "Firefox closed or crashed" if self.server.closed else f"no answer within {case_timeout_s:g}s"
-            batch.broken = SessionBroken("crash" if self.server.closed else "timeout", state)
+            state = "Firefox closed or crashed" if server.closed else f"no answer within {case_timeout_s:g}s"
+            batch.broken = SessionBroken("crash" if server.closed else "timeout", state)
         else:
             batch.add_runner_output(result)
-        return batch
-
-    async def stop(self) -> None:
-        """No graceful close: Firefox spends 1-2.5 s shutting down a profile that is deleted
-        next (and Playwright's launch often returns only after the cases have run). Stopping
-        Playwright kills the browser's process group at once and removes its own files."""
-        if getattr(self, "playwright", None) is not None:
-            await self.playwright.stop()
-        launch = getattr(self, "launch", None)
-        if launch is not None:  # whatever it ends in is the browser going away: ended and retrieved,
-            launch.cancel()     # so asyncio prints nothing about it at exit
-            await asyncio.gather(launch, return_exceptions=True)
-        if getattr(self, "server", None) is not None:
-            self.server.close()
+        return self.broken(batch)
 
     def kill(self) -> None:
-        self.server.closed = True
-        self.close()
+        self.launch.server.closed = True
+        super().kill()
 
 
 def refuse_known_broken_pair(executable: str) -> None:
@@ -258,10 +288,46 @@ class PackedAddon:
     background: str  # where the harness's scripts are referenced, for error messages
 
 
-def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any], prelude: str = "") -> PackedAddon:
-    """Zip ``tree`` as shipped, plus the sentinel and the probe; return the add-on's id and
-    where its background references them. ``prelude`` runs first in the sentinel, before the
-    background's own scripts (a second environment's clock and ``navigator.webdriver``)."""
+# In a launch that both paths share, the module probe adds the messenger frame itself, after its
+# imports: what those imports loaded into the background document is then known, and the messenger
+# leaves it out of what the background loaded (extparity-probe.js's BEFORE/AFTER_IMPORT hooks).
+_BEFORE_IMPORT = 'const before = extparityLoadedScripts(window, urlOf(""));'
+_AFTER_IMPORT = ('globalThis.__extparityProbeImported = extparityLoadedScripts(window, urlOf(""))'
+                 '.filter((path) => !before.includes(path));\n'
+                 '        const frame = document.createElement("iframe");\n'
+                 f'        frame.src = "/{MESSENGER_PAGE}";\n'
+                 '        document.documentElement.appendChild(frame);')
+
+
+def probe_script(endpoint: str, subject: dict[str, Any], adds_messenger: bool = False) -> str:
+    """The probe's text for one path, reporting to ``endpoint`` (its channel of the server)."""
+    return (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
+            .replace("/*@@REALM@@*/", realm_code(subject)).replace("/*@@BIND@@*/", bind_expression(subject))
+            .replace("/*@@BEFORE_IMPORT@@*/", _BEFORE_IMPORT if adds_messenger else "")
+            .replace("/*@@AFTER_IMPORT@@*/", _AFTER_IMPORT if adds_messenger else ""))
+
+
+def harness_files(server: "ProbeServer", subjects: dict[str, dict[str, Any]], prelude: str = "") -> dict[str, str]:
+    """What the packed copy gains for the paths in ``subjects`` ("module", "message" or both):
+    the sentinel (``prelude`` first), and the probe of each path (the message path's in the
+    messenger frame)."""
+    added = {SENTINEL: prelude + js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", server.endpoint)}
+    if "message" in subjects:
+        added[MESSENGER_PAGE] = MESSENGER_HTML
+        added[MESSENGER] = probe_script(server.channel_endpoint("message"), subjects["message"])
+        added[PROBE] = js_source("firefox-messenger-host.js")
+    if "module" in subjects:
+        added[PROBE] = probe_script(server.channel_endpoint("module"), subjects["module"],
+                                    adds_messenger="message" in subjects)
+    return added
+
+
+def pack_xpi(tree: Path, folder: Path, server: "ProbeServer", subjects: dict[str, dict[str, Any]],
+             prelude: str = "") -> PackedAddon:
+    """Zip ``tree`` as shipped, plus the sentinel and the probes of ``subjects``' paths; return
+    the add-on's id and where its background references them. ``prelude`` runs first in the
+    sentinel, before the background's own scripts (a second environment's clock and
+    ``navigator.webdriver``)."""
     try:
         manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -290,13 +356,7 @@ def pack_xpi(tree: Path, folder: Path, endpoint: str, subject: dict[str, Any], p
     else:
         raise EngineStartError("manifest.json: Firefox needs background.scripts or background.page "
                                "(a service_worker alone is disabled in Firefox)")
-    probe = (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
-             .replace("/*@@REALM@@*/", realm_code(subject)).replace("/*@@BIND@@*/", bind_expression(subject)))
-    sentinel = prelude + js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", endpoint)
-    added = {PROBE: probe, SENTINEL: sentinel}
-    if subject["via"] == "message":
-        added = {PROBE: js_source("firefox-messenger-host.js"), SENTINEL: sentinel,
-                 MESSENGER_PAGE: MESSENGER_HTML, MESSENGER: probe}
+    added = harness_files(server, subjects, prelude)
     folder.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(folder / f"{gecko_id}.xpi", "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(tree.rglob("*")):
@@ -325,24 +385,33 @@ def _with_scripts(html: str, page: str) -> str:
     return html + probe if body_end < 0 else html[:body_end] + probe + html[body_end:]
 
 
-class ProbeServer:
-    """Loopback HTTP server the probe talks to. A random token in the path keeps stray local
-    requests from being mistaken for the probe; chunks wait in a slot the probe long-polls."""
+class Channel:
+    """One path's share of the probe server: its config, the chunk waiting for its probe, the
+    results, and what its probe reported (hashes, ready with the browser's version, fatal)."""
 
     def __init__(self, config: dict[str, Any]) -> None:
-        self._config = json.dumps(config, ensure_ascii=True).encode("ascii")
-        self._lock = threading.Condition()
-        self._pending: tuple[int, bytes] | None = None
-        self._results: dict[int, str] = {}
-        self._next_chunk = 0
+        self.config = json.dumps(config, ensure_ascii=True).encode("ascii")
+        self.pending: tuple[int, bytes] | None = None
+        self.results: dict[int, str] = {}
+        self.next_chunk = 0
         self.ready = False
         self.browser_version: str | None = None  # as the add-on's runtime.getBrowserInfo() says
-        self.closed = False
         self.fatal: str | None = None
         self.hashes: dict[str, str] = {}
+
+
+class ProbeServer:
+    """Loopback HTTP server the sentinel and the probes talk to. A random token in the path keeps
+    stray local requests from being mistaken for them; each path's probe has a channel under it
+    (``/TOKEN/module/``, ``/TOKEN/message/``), whose chunks wait in a slot the probe long-polls."""
+
+    def __init__(self, configs: dict[str, dict[str, Any]]) -> None:
+        self.channels = {path: Channel(config) for path, config in configs.items()}
+        self._lock = threading.Condition()
+        self.closed = False
         self.background_errors: list[str] = []
         self.sentinel_ran = False  # the sentinel said it runs
-        self.probe_ran = False  # the probe asked for its config
+        self.probe_ran = False  # a probe asked for its config
         self.page_loaded_at: float | None = None  # when the sentinel saw the background's load event
         self._token = secrets.token_hex(16)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -352,21 +421,24 @@ class ProbeServer:
                          daemon=True).start()
         self.endpoint = f"http://127.0.0.1:{self._httpd.server_address[1]}/{self._token}/"
 
-    def submit(self, cases_json: str, timeout_s: float) -> str | None:
-        """Hand one chunk to the probe and wait for its result (None: none came in time)."""
+    def channel_endpoint(self, path: str) -> str:
+        return f"{self.endpoint}{path}/"
+
+    def submit(self, channel: Channel, cases_json: str, timeout_s: float) -> str | None:
+        """Hand one chunk to the channel's probe and wait for its result (None: none came in time)."""
         deadline = time.monotonic() + timeout_s
         with self._lock:
-            k = self._next_chunk
-            self._next_chunk += 1
-            self._pending = (k, f"{k}\n{cases_json}".encode("ascii"))
+            k = channel.next_chunk
+            channel.next_chunk += 1
+            channel.pending = (k, f"{k}\n{cases_json}".encode("ascii"))
             self._lock.notify_all()
-            while k not in self._results and not self.closed and not self.fatal:
+            while k not in channel.results and not self.closed and not channel.fatal:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
                 self._lock.wait(left)
-            self._pending = None
-            return self._results.pop(k, None)
+            channel.pending = None
+            return channel.results.pop(k, None)
 
     def close(self) -> None:
         with self._lock:
@@ -375,33 +447,43 @@ class ProbeServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def _take(self) -> bytes | None:
+    def _take(self, channel: Channel) -> bytes | None:
         deadline = time.monotonic() + LONG_POLL_S
         with self._lock:
-            while self._pending is None and not self.closed:
+            while channel.pending is None and not self.closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
                 self._lock.wait(left)
-            chunk, self._pending = self._pending, None
+            chunk, channel.pending = channel.pending, None
             return chunk[1] if chunk else None
 
-    def _posted(self, route: str, body: str) -> bool:
+    def _route(self, path: str) -> tuple[Channel | None, str] | None:
+        """(channel or None for the sentinel's routes, route) of a request path under the token."""
+        prefix = f"/{self._token}/"
+        if not path.startswith(prefix):
+            return None
+        name, _, rest = path[len(prefix):].partition("/")
+        if name in self.channels and rest:
+            return self.channels[name], rest
+        return None, path[len(prefix):]
+
+    def _posted(self, channel: Channel | None, route: str, body: str) -> bool:
         with self._lock:
-            if route.startswith("result/") and route[7:].isdigit():
-                self._results[int(route[7:])] = body
-            elif route == "hashes":
-                self.hashes = json.loads(body)
-            elif route == "ready":
-                self.browser_version = json.loads(body).get("version")
-                self.ready = True
-            elif route == "fatal":
-                self.fatal = body[:4000]
-            elif route == "sentinel":
+            if channel is not None and route.startswith("result/") and route[7:].isdigit():
+                channel.results[int(route[7:])] = body
+            elif channel is not None and route == "hashes":
+                channel.hashes = json.loads(body)
+            elif channel is not None and route == "ready":
+                channel.browser_version = json.loads(body).get("version")
+                channel.ready = True
+            elif channel is not None and route == "fatal":
+                channel.fatal = body[:4000]
+            elif channel is None and route == "sentinel":
                 self.sentinel_ran = True
-            elif route == "loaded":
+            elif channel is None and route == "loaded":
                 self.page_loaded_at = time.monotonic()
-            elif route == "background-error":
+            elif channel is None and route == "background-error":
                 self.background_errors.append(body[:2000])
             else:
                 return False
@@ -410,7 +492,6 @@ class ProbeServer:
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
-        prefix = f"/{self._token}/"
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:  # keep test output clean
@@ -433,19 +514,19 @@ class ProbeServer:
                 self._reply(204)
 
             def do_GET(self) -> None:
-                route = self.path[len(prefix):] if self.path.startswith(prefix) else None
-                if route == "config":
+                channel, route = server._route(self.path) or (None, None)
+                if channel is not None and route == "config":
                     server.probe_ran = True
-                    return self._reply(200, server._config, "application/json")
-                if route == "next":
-                    chunk = server._take()
+                    return self._reply(200, channel.config, "application/json")
+                if channel is not None and route == "next":
+                    chunk = server._take(channel)
                     return self._reply(200, chunk) if chunk is not None else self._reply(204)
                 self._reply(404)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length).decode("utf-8", errors="replace")
-                route = self.path[len(prefix):] if self.path.startswith(prefix) else None
-                self._reply(204 if route is not None and server._posted(route, body) else 404)
+                found = server._route(self.path)
+                self._reply(204 if found is not None and server._posted(*found, body) else 404)
 
         return Handler

@@ -1,0 +1,77 @@
+"""One browser per tree: the engines that would start the same browser with the same extension
+(the page engine and its message-path twin) share one launch, one profile, one extension load.
+
+Why: on a machine with fewer cores than browsers, start-up is a run's critical path; two
+launches of one browser cost nearly twice one. What stays per engine: its page or channel in
+the browser, the bytes it loaded (each session hashes its own), its verdicts, its failures.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Iterable
+
+from .base import Engine, EngineStartError
+from .browser import BrowserEngine, BrowserLaunch
+
+
+class SharedBrowser:
+    """The one launch that the engines of one tree share (the page engine and its message-path
+    twin): started by the first engine that opens a session, stopped when the last one closes.
+
+    Why it may be given up: the sessions of one browser share its processes, so a case that
+    hangs or crashes in one takes the other's calls down with it, and neither can then tell its
+    culprit. A session that breaks here breaks the launch for all (``release(broken=True)``),
+    and each engine whose session broke goes on in a browser of its own, where the driver
+    finds the culprit as it does without sharing (``Batch.broken.attributable`` is False)."""
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        self._lock = threading.Lock()
+        self._launch: BrowserLaunch | None = None
+        self._users = 0
+        self._failed: str | None = None  # a start-up failure is the browser's, so every engine's
+
+    def acquire(self, engine: BrowserEngine) -> BrowserLaunch:
+        with self._lock:
+            if self._failed is not None:
+                raise EngineStartError(self._failed)
+            if self._launch is None:
+                try:
+                    self._launch = engine.launch_class(engine, self.paths)
+                except EngineStartError as exc:
+                    self._failed = str(exc)
+                    raise
+                self._users = 0
+            self._users += 1
+            return self._launch
+
+    def others_remain(self, launch: BrowserLaunch) -> bool:
+        """Whether a session other than the caller's is still open in ``launch``."""
+        with self._lock:
+            return launch is self._launch and self._users > 1
+
+    def release(self, launch: BrowserLaunch, broken: bool) -> None:
+        """One session fewer; the launch stops with its last session or with a broken one."""
+        with self._lock:
+            if launch is self._launch:
+                self._users -= 1
+                if not broken and self._users > 0:
+                    return
+                self._launch = None
+        launch.close()
+
+
+def share_browsers(engines: Iterable[Engine]) -> None:
+    """Give the browser engines that would start the same browser with the same extension (one
+    kind, tree and launch options; each its own ``via``) one ``SharedBrowser``."""
+    groups: dict[str, list[BrowserEngine]] = {}
+    for engine in engines:
+        if isinstance(engine, BrowserEngine):
+            groups.setdefault(engine.launch_key(), []).append(engine)
+    for group in groups.values():
+        paths = tuple(sorted(engine.via for engine in group))
+        if len(group) > 1 and len(set(paths)) == len(paths):
+            shared = SharedBrowser(paths)
+            for engine in group:
+                engine.shared = shared
