@@ -36,6 +36,11 @@ class Recorder:
         self._data_dir: Path | None = None
 
     def instrument(self, engine: Any) -> Any:
+        if isinstance(engine, ChromiumEngine) and engine.sender == "content":
+            # Its messages run in a service worker: in its tree's shared browser, the one whose
+            # profiler counts the message engine's cases. In a browser of its own they count nowhere.
+            engine.shared = None
+            return engine
         if isinstance(engine, ChromiumEngine) and engine.tree_name is not None and engine.tree is not None:
             tree = engine.tree_name
             if tree not in self.sources:

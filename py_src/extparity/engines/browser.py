@@ -89,6 +89,7 @@ class BrowserEngine(Engine):
         self.chunk_size = int(self.options.get("chunk_size", self.chunk_size))
         self.startup_timeout_s = float(self.options.get("startup_timeout_s", 60.0))
         self.via = self.options.get("via", "module")
+        self.sender = self.options.get("sender", "page")
         self.shared: Any = None  # a ``sharing.SharedBrowser``, set by ``share_browsers`` for the engines of one tree
         self.browser_version: str | None = None
         self._subject: dict[str, Any] | None = None
@@ -107,6 +108,7 @@ class BrowserEngine(Engine):
             "playwright": package_version("playwright"),
             "protocol": self.protocol,
             "via": self.via,
+            **({"sender": self.sender} if self.sender != "page" else {}),  # the page sender keeps older results' bytes
             **host_versions(),
         }
 
@@ -114,10 +116,16 @@ class BrowserEngine(Engine):
         """Called in a started session once its document is open, before the subject's modules
         load there: an observer that must see them compiled (coverage) starts here."""
 
+    @property
+    def path(self) -> str:
+        """This engine's way into a launch: "module", "message", or "content" (messages from a
+        content script): the engines of one shared launch each take another."""
+        return "content" if self.sender == "content" else self.via
+
     def launch_key(self) -> str:
         """What the browser started for this engine depends on: all but how it reaches the
-        subject (``via``) and how many cases go in one call."""
-        options = {k: v for k, v in self.options.items() if k not in ("via", "chunk_size")}
+        subject (``via``, ``sender``) and how many cases go in one call."""
+        options = {k: v for k, v in self.options.items() if k not in ("via", "sender", "chunk_size")}
         return json.dumps([self.kind, self.tree_name, options], sort_keys=True)
 
     def check_executable(self) -> None:
@@ -257,7 +265,7 @@ class BrowserSession(Session):
         self.broke = False
         self._closed = False
         self.phase = "start-up"
-        self.launch = self.shared.acquire(engine) if self.shared else engine.launch_class(engine, (engine.via,))
+        self.launch = self.shared.acquire(engine) if self.shared else engine.launch_class(engine, (engine.path,))
         self.loop = self.launch.loop
         self.timings = {"browser_launches": self.launch.serial}
         try:

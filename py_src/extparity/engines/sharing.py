@@ -64,13 +64,13 @@ class SharedBrowser:
 
 def share_browsers(engines: Iterable[Engine]) -> None:
     """Give the browser engines that would start the same browser with the same extension (one
-    kind, tree and launch options; each its own ``via``) one ``SharedBrowser``."""
+    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``."""
     groups: dict[str, list[BrowserEngine]] = {}
     for engine in engines:
         if isinstance(engine, BrowserEngine):
             groups.setdefault(engine.launch_key(), []).append(engine)
     for group in groups.values():
-        paths = tuple(sorted(engine.via for engine in group))
+        paths = tuple(sorted(engine.path for engine in group))
         if len(group) > 1 and len(set(paths)) == len(paths):
             shared = SharedBrowser(paths)
             for engine in group:

@@ -49,7 +49,7 @@ from typing import Callable
 
 from ..corpus.cases import Corpus
 from ..engines.driver import Controller
-from ..project.config import Project
+from ..project.config import Project, declares_content_scripts
 from ..project.kinds import kind_of
 from ..project.words import count
 from ..reports import summary
@@ -338,7 +338,22 @@ def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, s
             problems.append(f"{name}: {count(len(unanswered), 'case')} got no answer through the message path "
                             f"(first {first.case.id}: {why}){hint}")
     return check("entry points", problems, f"{', '.join(messengers)} answered all {count(len(result.results), 'case')} "
-                                           f"through runtime.sendMessage to the extension's background")
+                                           f"through runtime.sendMessage to the extension's background"
+                                           + content_senders(tested, messengers))
+
+
+def content_senders(tested: Project, messengers: list[str]) -> str:
+    """Which engines sent the cases from a content script, for trees that declare content scripts;
+    and, honestly, the trees whose browser has no such path (Firefox's is not built)."""
+    trees = sorted(tree for tree, folder in tested.trees.items() if declares_content_scripts(folder))
+    if not trees:
+        return ""
+    parts = []
+    for tree in trees:
+        senders = [n for n in messengers if tested.engines[n].tree == tree and tested.engines[n].sender == "content"]
+        parts.append(f"{tree} from a tab by {', '.join(senders)}" if senders else
+                     f"{tree} not from a tab (no content-script path for its browser engines)")
+    return "; content scripts: " + "; ".join(parts)
 
 
 def background_check(tested: Project, result: RunResult, browsers: dict[str, set[str]]) -> Check:

@@ -9,6 +9,7 @@ errors: a typo must not turn into a default.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ OPTIONAL_PLACE = {"surfaces"}  # a surface of the manifest has no script
 RELEASE_KEYS = {"package_json", "changelog"}
 WEB_EXT_KEYS = {"command", "allow"}
 MESSAGE_SUFFIX = "-background"
+CONTENT_SUFFIX = "-content"
 RENAMED = {
     "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
     "browsers": "browser executables are engine options: [tool.extparity.engines.NAME] executable = ...",
@@ -227,7 +229,7 @@ def load_project(pyproject: Path | str | None = None) -> Project:
     if not entries:
         raise ConfigError(f"{where}.entries: declare at least one entry")
     gate = _gate(table.get("gate", {}), root, entries)
-    engines = _with_message_twins(_engines(table.get("engines"), trees, entries), gate)
+    engines = _with_content_twins(_with_message_twins(_engines(table.get("engines"), trees, entries), gate), trees)
     if any(spec.via == "message" for spec in engines.values()):
         missing = [name for name in entries if name not in gate.messages]
         if missing:
@@ -403,6 +405,37 @@ def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dic
                 raise ConfigError(f"[tool.extparity.engines.{name}]: this name is taken by the message-path "
                                   f"twin of engine {spec.name}; give it via = \"message\" or another name")
             twins[name] = EngineSpec(name, spec.kind, spec.tree, {**spec.options, "via": "message"})
+    return {**engines, **twins}
+
+
+def declares_content_scripts(tree: Path) -> bool:
+    """Whether the tree's manifest declares a content script with code (an unreadable manifest
+    declares none here: the gate's manifests check names it)."""
+    try:
+        manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    scripts = manifest.get("content_scripts") if isinstance(manifest, dict) else None
+    return isinstance(scripts, list) and any(isinstance(s, dict) and s.get("js") for s in scripts)
+
+
+def _with_content_twins(engines: dict[str, EngineSpec], trees: dict[str, Path]) -> dict[str, EngineSpec]:
+    """Every Chromium message-path engine of a tree whose manifest declares content scripts gets
+    a twin that sends the same messages from a content script in a tab (``NAME-content``, from
+    the page engine's name), unless one is declared for the tree: a background that answers
+    content scripts otherwise than the extension's pages is then a divergence like any other."""
+    declared = {spec.tree for spec in engines.values() if spec.sender == "content"}
+    twins = {}
+    for spec in engines.values():
+        if (spec.kind == "chromium" and spec.via == "message" and spec.tree not in declared
+                and spec.tree in trees and declares_content_scripts(trees[spec.tree])):
+            base = spec.name[:-len(MESSAGE_SUFFIX)] if spec.name.endswith(MESSAGE_SUFFIX) else spec.name
+            name = base + CONTENT_SUFFIX
+            if name in engines:
+                raise ConfigError(f"[tool.extparity.engines.{name}]: this name is taken by the content-script "
+                                  f"twin of engine {spec.name}; give it sender = \"content\" or another name")
+            twins[name] = EngineSpec(name, spec.kind, spec.tree, {**spec.options, "sender": "content"})
+            declared.add(spec.tree)
     return {**engines, **twins}
 
 

@@ -32,7 +32,7 @@ IN_PROCESS, IN_WORKER, IN_BROWSER = "process", "worker", "browser"
 RUNS_WHERE = (IN_PROCESS, IN_WORKER, IN_BROWSER)
 NUMBER = (int, float)
 _BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER, "via": str}
-CHOICES = {"via": ("module", "message")}  # options whose value is one of a few words
+CHOICES = {"via": ("module", "message"), "sender": ("page", "content")}  # options whose value is one of a few words
 _KINDS_PACKAGE = "extparity.engines.kinds"
 
 
@@ -69,7 +69,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
              host="V8Host", install_hint="pip install 'extparity[engines]' (mini-racer)"),
     _builtin("spidermonkey", "SpiderMonkeyEngine", IN_WORKER, {"chunk_size": int},
              host="SpiderMonkeyHost", install_hint="pip install 'extparity[engines]' (pythonmonkey)"),
-    _builtin("chromium", "ChromiumEngine", IN_BROWSER, {**_BROWSER, "endpoint": str}, extension="chromium"),
+    _builtin("chromium", "ChromiumEngine", IN_BROWSER, {**_BROWSER, "endpoint": str, "sender": str}, extension="chromium"),
     _builtin("firefox", "FirefoxEngine", IN_BROWSER, {**_BROWSER, "prefs": dict}, extension="firefox"),
 )}
 
@@ -89,6 +89,13 @@ class EngineSpec:
         extension's origin; "message" asks the extension's own background through
         ``runtime.sendMessage``, the path its users' code takes."""
         return self.options.get("via", "module")
+
+    @property
+    def sender(self) -> str:
+        """Where a message-path engine sends from: "page", an extension page; "content", a content
+        script of the extension in a web page's tab (Chromium), whose messages the background
+        sees with ``sender.tab`` set."""
+        return self.options.get("sender", "page")
 
 
 def _load(target: str):
@@ -144,6 +151,8 @@ def check_spec(spec: EngineSpec, trees: Any) -> None:
                               f"got {type(value).__name__}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ConfigError(f"{where}.{key}: expected one of {', '.join(map(repr, CHOICES[key]))}, got {value!r}")
+    if spec.sender == "content" and spec.via != "message":
+        raise ConfigError(f'{where}.sender: "content" sends runtime messages, so it needs via = "message"')
 
 
 def engine_class(kind: str) -> type:

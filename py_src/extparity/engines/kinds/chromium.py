@@ -53,7 +53,7 @@ _SETUP_BODY = """
   try {
     report.hashes = await extparityHashModules(urlOf, cfg.hash_modules);
     const namespaces = await extparityImport(urlOf, cfg.import_modules);
-    const send = (message) => chrome.runtime.sendMessage(message);
+    const send = SEND;
     const entries = BIND;
     globalThis.__extparity_run = (casesJson) => runBatch(entries, casesJson);
   } catch (e) {
@@ -64,6 +64,17 @@ _SETUP_BODY = """
 # The setTimeout hop ends the CDP task in which eval is still allowed (the extension's CSP then
 # applies to the subject's code as it does for users).
 _OWN_BYTES = "async () => Array.from(new Uint8Array(await (await fetch(location.href)).arrayBuffer()))"
+_PAGE_SEND = "(message) => chrome.runtime.sendMessage(message)"
+# From a content script, through the harness: the host page hands each message, as ASCII JSON
+# text, to a function the harness exposes, which sends it from the content script's world in the
+# tab (``ContentTab``) and hands the reply back the same way ("" for none). Chromium's runtime
+# messages are JSON-serialized themselves, so the JSON text changes nothing a message can carry.
+_ASCII_JSON = (r"(value) => JSON.stringify(value).replace(/[\u007f-\uffff]/g,"
+               r" (ch) => '\\u' + ('0000' + ch.charCodeAt(0).toString(16)).slice(-4))")
+_CONTENT_SEND = (f"(message) => globalThis.__extparity_content_send(({_ASCII_JSON})(message))"
+                 ".then((text) => text === '' ? undefined : JSON.parse(text))")
+_SEND_FROM_CONTENT_WORLD = (f"(text) => chrome.runtime.sendMessage(JSON.parse(text))"
+                            f".then((reply) => reply === undefined ? '' : ({_ASCII_JSON})(reply))")
 _RUN_CHUNK = ("async (casesJson) => { await new Promise((resolve) => setTimeout(resolve, 0));"
               " return globalThis.__extparity_run(casesJson); }")
 
@@ -279,7 +290,15 @@ class ChromiumSession(BrowserSession):
         self.page = await launch.new_page()
         await self.page.goto(f"chrome-extension://{launch.extension_id}/{HOST_DOCUMENT}")
         self.phase = "hashing and importing modules"
-        setup = f"async (cfg) => {{\n{realm_code(subject)}\n{_SETUP_BODY.replace('BIND', bind_expression(subject))}}}"
+        send = _PAGE_SEND
+        if self.engine.sender == "content":
+            self.phase = "opening a tab where the extension's content script runs"
+            self.content = await ContentTab.open(launch, self.engine.tree, self.engine.startup_timeout_s)
+            await self.page.expose_function("__extparity_content_send", self.content.send)
+            send = _CONTENT_SEND
+            self.phase = "hashing and importing modules"
+        body = _SETUP_BODY.replace("SEND", send).replace("BIND", bind_expression(subject))
+        setup = f"async (cfg) => {{\n{realm_code(subject)}\n{body}}}"
         config = probe_config(subject)
         if via_message:
             config["hash_modules"] = []  # the worker's own scripts were hashed above
@@ -311,6 +330,9 @@ class ChromiumSession(BrowserSession):
         gate's first locale."""
         if self.shared is not None and not self.broke and self.shared.others_remain(self.launch):
             return
+        content = getattr(self, "content", None)
+        if content is not None:
+            await bounded(content.tab.close(), 10, default=None)
         page = getattr(self, "page", None)
         if page is not None:
             await bounded(page.close(), 10, default=None)
@@ -394,6 +416,80 @@ def unpacked_extension_id(tree: Path) -> str:
     written with the letters a-p. Known before launch, with or without a service worker."""
     digest = hashlib.sha256(str(Path(tree).resolve()).encode("utf-8")).hexdigest()[:32]
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)
+
+
+CONTENT_HOST = "extparity.test"
+CONTENT_PAGE = "<!doctype html><title>extparity</title><p>A page where the extension's content script runs."
+
+
+def content_script_url(tree: Path) -> tuple[str, str]:
+    """A web page's URL where the manifest's first content script with code runs in its own world
+    (not ``"world": "MAIN"``), and the match pattern it comes from: the pattern's wildcards filled
+    in with ``extparity.test`` (its own subdomain under a ``*.`` host)."""
+    try:
+        manifest = json.loads((Path(tree) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EngineStartError(f"sender = \"content\": the manifest cannot be read: {exc}") from None
+    for script in manifest.get("content_scripts") or []:
+        if not isinstance(script, dict) or not script.get("js") or script.get("world") == "MAIN":
+            continue
+        for pattern in script.get("matches") or []:
+            if pattern == "<all_urls>":
+                return f"https://{CONTENT_HOST}/", pattern
+            match = re.fullmatch(r"(\*|https?)://([^/]*)(/.*)", str(pattern))
+            if match is None:
+                continue
+            scheme = "https" if match[1] == "*" else match[1]
+            host = match[2]
+            if host == "*":
+                host = CONTENT_HOST
+            elif host.startswith("*."):
+                host = "extparity." + host[2:]
+            return f"{scheme}://{host}{match[3].replace('*', '')}", pattern
+    raise EngineStartError('sender = "content": the manifest declares no content script that runs in an http(s) page '
+                           "in the extension's own world")
+
+
+class ContentTab:
+    """A tab at a web page where the extension's content script runs, and a DevTools session on
+    it that evaluates in that content script's world (the isolated world Chromium names after the
+    extension's origin). The page is served by the harness (``route``): nothing leaves the
+    machine, and the content script runs as it would on that site."""
+
+    def __init__(self, tab: Any, session: Any, context_id: int) -> None:
+        self.tab, self.session, self.context_id = tab, session, context_id
+
+    @classmethod
+    async def open(cls, launch: ChromiumLaunch, tree: Path, timeout_s: float) -> "ContentTab":
+        url, pattern = content_script_url(tree)
+        tab = await launch.context.new_page()
+        await tab.route(url, lambda route: route.fulfill(status=200, content_type="text/html", body=CONTENT_PAGE))
+        session = await launch.context.new_cdp_session(tab)
+        worlds: list[dict] = []
+        session.on("Runtime.executionContextCreated", lambda event: worlds.append(event["context"]))
+        await session.send("Runtime.enable")
+        await tab.goto(url, timeout=timeout_s * 1000)
+        origin = f"chrome-extension://{launch.extension_id}"
+        deadline = time.monotonic() + WORKER_WAIT_S
+        while True:
+            own = [w for w in worlds if w.get("origin") == origin and w.get("auxData", {}).get("type") == "isolated"]
+            if own:
+                return cls(tab, session, own[-1]["id"])
+            if time.monotonic() > deadline:
+                await tab.close()
+                raise EngineStartError(f"no content script of the extension ran in {url} within {WORKER_WAIT_S:g}s "
+                                       f"(content_scripts matches {pattern})")
+            await asyncio.sleep(0.05)
+
+    async def send(self, text: str) -> str:
+        """Send one message (ASCII JSON text) from the content script's world; its reply likewise."""
+        done = await self.session.send("Runtime.evaluate", {
+            "expression": f"({_SEND_FROM_CONTENT_WORLD})({json.dumps(text)})", "contextId": self.context_id,
+            "awaitPromise": True, "returnByValue": True})
+        if "exceptionDetails" in done:
+            details = done["exceptionDetails"]
+            raise RuntimeError(details.get("exception", {}).get("description") or details.get("text", "threw"))
+        return done["result"]["value"]
 
 
 def _declares_worker(tree: Path) -> bool:

@@ -1,0 +1,52 @@
+"""The message path from a content script: where an extension declares content scripts, the
+Chromium message-path engine gets a twin (``chromium-content``) that sends every case from the
+content script's world in a web page's tab, so a background that answers content scripts (a
+sender whose ``url`` is the web page's) otherwise than its own pages is a divergence the gate
+fails on. (``sender.tab`` tells nothing apart: the extension's own page in a tab has one too.)
+
+Each test is a throwaway copy of the project (``test_gate.Copy``) given one narrow content script.
+"""
+
+from __future__ import annotations
+
+from test_gate import Copy
+
+CONTENT_SCRIPT = "// The copy's content script: it only has to run for its tab to get the extension's world.\n"
+MATCHES = "https://shop.example/*"
+ALL_TOOLS = '["click", "navigate", "read_page", "run_script"]'
+
+
+def with_content_script(tmp_path) -> Copy:
+    copy = Copy(tmp_path)
+    copy.write("content.js", CONTENT_SCRIPT)
+    for tree in ("chrome", "firefox"):
+        copy.edit_json(copy.tree(tree) / "manifest.json",
+                       lambda m: m.__setitem__("content_scripts", [{"matches": [MATCHES], "js": ["content.js"]}]))
+    copy.reconfigure(lambda table: table["gate"]["glue_scripts"].append(
+        {"script": "content.js", "reason": "written by test_content_scripts; it sends nothing"}))
+    return copy
+
+
+def test_the_cases_also_go_from_a_content_script_and_agree(tmp_path):
+    copy = with_content_script(tmp_path)
+    outcome = copy.gate()
+    assert outcome.code == 0, outcome.out + outcome.err
+    assert "chromium-content" in outcome.json["engines"], list(outcome.json["engines"])
+    line = outcome.reason("entry points")
+    assert "chromium-content" in line and "content scripts: chrome from a tab by chromium-content" in line, line
+    assert "firefox not from a tab" in line, line
+    cells = {r["id"]: r["cells"]["chromium-content"] for r in outcome.json["cases"]}
+    assert cells and set(cells.values()) == {"pass"}, cells
+    assert not any("divergent" in r for r in outcome.json["cases"])
+
+
+def test_a_background_that_trusts_content_scripts_more_fails_parity_in_the_content_engine_alone(tmp_path):
+    copy = with_content_script(tmp_path)
+    copy.edit("background.js", "  sendResponse(answer(message));",
+              "  sendResponse(answer(/^https?:/.test(_sender.url ?? \"\") && message?.type === \"parseToolCalls\" ? "
+              "{ ...message, allowed: " + ALL_TOOLS + " } : message));")
+    outcome = copy.gate()
+    assert outcome.code == 1, outcome.out + outcome.err
+    assert "parity" in outcome.failing(), outcome.out
+    diverging = {name for r in outcome.json["cases"] for name in r.get("divergent", {})}
+    assert diverging == {"chromium-content"}, diverging
