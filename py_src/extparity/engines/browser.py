@@ -221,19 +221,11 @@ class BrowserLaunch:
         self.loop = LoopThread(f"extparity-{engine.name}")
         self.closed = False
         self.phase = "start-up"
-        try:
-            engine.check_executable()
-            self.loop.call(self.start, engine.startup_timeout_s)
-        except TimeoutError:
-            detail = f"{self.phase}: no answer within {engine.startup_timeout_s:g}s"
-            self.close()
-            raise EngineStartError(detail) from None
-        except EngineStartError:
-            self.close()
-            raise
-        except Exception as exc:
-            self.close()
-            raise EngineStartError(f"{self.phase}: {_first_line(exc)}") from None
+        start_or_close(self, self._checked_start, engine.startup_timeout_s)
+
+    async def _checked_start(self) -> None:
+        self.engine.check_executable()
+        await self.start()
 
     async def start(self) -> None:
         raise NotImplementedError
@@ -268,19 +260,7 @@ class BrowserSession(Session):
         self.launch = self.shared.acquire(engine) if self.shared else engine.launch_class(engine, (engine.path,))
         self.loop = self.launch.loop
         self.timings = {"browser_launches": self.launch.serial}
-        try:
-            self.loop.call(self.attach, engine.startup_timeout_s)
-        except TimeoutError:
-            detail = f"{self.phase}: no answer within {engine.startup_timeout_s:g}s"
-            hint = self.startup_hint()  # before close(), which deletes the profile it may read
-            self.close()
-            raise EngineStartError(detail + hint) from None
-        except EngineStartError:
-            self.close()
-            raise
-        except Exception as exc:
-            self.close()
-            raise EngineStartError(f"{self.phase}: {_first_line(exc)}") from None
+        start_or_close(self, self.attach, engine.startup_timeout_s, self.startup_hint)
 
     async def attach(self) -> None:
         """Open this engine's way into the started browser and load the subject there."""
@@ -321,6 +301,25 @@ class BrowserSession(Session):
     def kill(self) -> None:
         self.broke = True
         self.close()
+
+
+def start_or_close(owner: Any, step: Any, timeout_s: float, hint: Any = lambda: "") -> None:
+    """Run a start-up ``step`` on ``owner``'s loop (a launch or a session, with ``phase``,
+    ``loop`` and ``close``); if it fails, close ``owner`` and raise one EngineStartError naming
+    the phase it was in. ``hint()`` adds words to a time-out, read before ``close`` deletes the
+    profile it may look at."""
+    try:
+        owner.loop.call(step, timeout_s)
+    except TimeoutError:
+        detail = f"{owner.phase}: no answer within {timeout_s:g}s" + hint()
+        owner.close()
+        raise EngineStartError(detail) from None
+    except EngineStartError:
+        owner.close()
+        raise
+    except Exception as exc:
+        owner.close()
+        raise EngineStartError(f"{owner.phase}: {_first_line(exc)}") from None
 
 
 HARMLESS_STDERR = ("unexpected operator", "scaling_cur_freq", "scaling_max_freq", "crashpad", "dbus")
