@@ -124,9 +124,11 @@ def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(t
 
 def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_path):
     """Batches of 400 and of 23 cases: the pipeline holds different cases in flight when each
-    finding stops it, and the findings file must not change."""
+    finding stops it, and the findings file must not change. The campaign is seeded from the
+    corpus, so how soon three findings come moves with it: the cap is far past that (2,000
+    cases gave one finding once the corpus grew by two cases) and the third finding ends it."""
     project = project_copy(tmp_path / "project", "whitespace")
-    runs = [fuzz("--seed", "11", "--cases", "2000", "--max-findings", "3", "--batch", batch,
+    runs = [fuzz("--seed", "11", "--cases", "8000", "--max-findings", "3", "--batch", batch,
                  "--engines", "python,quickjs-firefox", "--out", f"found{k}", cwd=project)
             for k, batch in ((1, "400"), (2, "23"))]
     assert [run.returncode for run in runs] == [1, 1], runs[0].stderr
@@ -231,20 +233,46 @@ INVISIBLE = "\\u2063\\u2062"  # invisible separator, invisible times: as the JS 
 ANY_TOOL_AFTER_INVISIBLES = f'const verdict = new Verdict(raw.includes("{INVISIBLE}") ? {{ has: () => true }} : new Set(allowed), raw);'
 
 
+# Responses whose calls the caller did not allow: the inputs a rule that lets any tool run flips.
+REFUSED_CALLS = [
+    ('{"name":"run_shell","arguments":{"cmd":"ls"}}', ["click"]),
+    ('<tool_call>{"name":"navigate","arguments":{"url":"https://a.example/"}}</tool_call>', ["click"]),
+    ('I will read it.\n{"name":"read_page","arguments":{}}\n', ["navigate"]),
+    ('```json\n{"name":"click","arguments":{"selector":"#buy"}}\n```', ["read_page"]),
+    ('[{"name":"download","arguments":{"path":"/tmp/a"}}]', ["click", "navigate"]),
+    ('<function=run_shell><parameter=cmd>id</parameter></function>', ["click"]),
+]
+
+
+def refused_calls_corpus(project: Path) -> None:
+    """The copy's parse corpus becomes ``REFUSED_CALLS`` (its repair corpus stays the bundled one)."""
+    for path in (project / "fixtures" / "parse").glob("*.jsonl"):
+        path.unlink()
+    cases = [{"id": f"refused-call-{i}", "fn": "parse", "input": text, "allowed": allowed, "expect": "reference",
+              "tags": ["allowlist"], "why": "a call the caller did not allow (test_fuzz)"}
+             for i, (text, allowed) in enumerate(REFUSED_CALLS)]
+    (project / "fixtures" / "parse" / "refused.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+
+
 def test_guided_fuzzing_splices_the_modules_literals_and_finds_a_rule_the_same_budget_unguided_does_not(tmp_path):
     """The issue's attack: any tool runs when the text holds a short sequence of invisible
     characters. The sequence is a literal of the verified module, so the guided campaign splices
-    it into inputs; unguided generation does not make it in 10,000 cases of the same seed. (Since
-    the reference's and the twin's fast paths changed what the corpus reaches, 3,000 guided cases
-    find it for seed 1 but not for seeds 2-6: the seed is pinned, and the rate is in the note.)"""
+    it into inputs; unguided generation does not make it in 10,000 cases of the same seed.
+
+    The campaign seeds from a corpus of refused calls of its own, not the bundled one: what a
+    splice must keep is a refused call, and over the bundled corpus (99 of its 1,149 parse cases
+    refuse a tool) 3,000 guided cases found the rule for 1 seed in 16, so any change to that
+    corpus moved the pinned seed out of luck (it did when two repair cases were added). Over
+    this corpus, seeds 1-6 each find it within the 10,000 cases (1, 4 and 5 within 3,000)."""
     project = project_copy(tmp_path / "project")
+    refused_calls_corpus(project)
     parser = project / "extension/chrome/src/agent/tool-call-parser.js"
     text = parser.read_text(encoding="utf-8")
     old = "const verdict = new Verdict(new Set(allowed), raw);"
     assert text.count(old) == 1
     parser.write_text(text.replace(old, ANY_TOOL_AFTER_INVISIBLES), encoding="utf-8")
     engines = ("--engines", "python,quickjs-chrome", "--max-findings", "1", "--seed", "1")
-    guided = [fuzz("--guided", "--cases", "3000", *engines, "--out", f"guided{k}", "--json", f"guided{k}.json", cwd=project)
+    guided = [fuzz("--guided", "--cases", "10000", *engines, "--out", f"guided{k}", "--json", f"guided{k}.json", cwd=project)
               for k in (1, 2)]
     assert [run.returncode for run in guided] == [1, 1], guided[0].stderr + guided[0].stdout
     found = (project / "guided1" / "fuzz-1.jsonl").read_bytes()
