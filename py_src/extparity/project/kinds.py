@@ -94,7 +94,7 @@ class EngineSpec:
     def sender(self) -> str:
         """Where a message-path engine sends from: "page", an extension page; "content", a content
         script of the extension in a web page's tab (Chromium), whose messages the background
-        sees with ``sender.tab`` set."""
+        sees with the web page's ``sender.url``."""
         return self.options.get("sender", "page")
 
 

@@ -289,14 +289,13 @@ class ChromiumSession(BrowserSession):
         self.phase = f"opening chrome-extension://{launch.extension_id}/{HOST_DOCUMENT}"
         self.page = await launch.new_page()
         await self.page.goto(f"chrome-extension://{launch.extension_id}/{HOST_DOCUMENT}")
-        self.phase = "hashing and importing modules"
         send = _PAGE_SEND
         if self.engine.sender == "content":
             self.phase = "opening a tab where the extension's content script runs"
             self.content = await ContentTab.open(launch, self.engine.tree, self.engine.startup_timeout_s)
             await self.page.expose_function("__extparity_content_send", self.content.send)
             send = _CONTENT_SEND
-            self.phase = "hashing and importing modules"
+        self.phase = "hashing and importing modules"
         body = _SETUP_BODY.replace("SEND", send).replace("BIND", bind_expression(subject))
         setup = f"async (cfg) => {{\n{realm_code(subject)}\n{body}}}"
         config = probe_config(subject)
@@ -426,11 +425,8 @@ def content_script_url(tree: Path) -> tuple[str, str]:
     """A web page's URL where the manifest's first content script with code runs in its own world
     (not ``"world": "MAIN"``), and the match pattern it comes from: the pattern's wildcards filled
     in with ``extparity.test`` (its own subdomain under a ``*.`` host)."""
-    try:
-        manifest = json.loads((Path(tree) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise EngineStartError(f"sender = \"content\": the manifest cannot be read: {exc}") from None
-    for script in manifest.get("content_scripts") or []:
+    manifest = _manifest(tree)
+    for script in (manifest or {}).get("content_scripts") or []:
         if not isinstance(script, dict) or not script.get("js") or script.get("world") == "MAIN":
             continue
         for pattern in script.get("matches") or []:
@@ -492,12 +488,21 @@ class ContentTab:
         return done["result"]["value"]
 
 
-def _declares_worker(tree: Path) -> bool:
+def _manifest(tree: Path) -> dict | None:
+    """The tree's manifest, or None if it cannot be read as an object (Chromium's own load error
+    then says what is wrong with it)."""
     try:
         manifest = json.loads((Path(tree) / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return True  # Chromium's own load error will say what is wrong with it
-    background = manifest.get("background") if isinstance(manifest, dict) else None
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+def _declares_worker(tree: Path) -> bool:
+    manifest = _manifest(tree)
+    if manifest is None:
+        return True  # let the launch fail with Chromium's words
+    background = manifest.get("background")
     return isinstance(background, dict) and "service_worker" in background
 
 
