@@ -1,13 +1,16 @@
-"""The message path from a content script: where an extension declares content scripts, the
-Chromium message-path engine gets a twin (``chromium-content``) that sends every case from the
-content script's world in a web page's tab, so a background that answers content scripts (a
-sender whose ``url`` is the web page's) otherwise than its own pages is a divergence the gate
-fails on. (``sender.tab`` tells nothing apart: the extension's own page in a tab has one too.)
+"""The message path from a content script: where an extension declares content scripts, each
+browser's message-path engine gets a twin (``chromium-content``, ``firefox-content``) that sends
+every case from a content script of the extension in a web page's tab, so a background that
+answers content scripts (a sender whose ``url`` is the web page's) otherwise than its own pages
+is a divergence the gate fails on. (``sender.tab`` tells nothing apart: the extension's own page
+in a tab has one too.)
 
 Each test is a throwaway copy of the project (``test_gate.Copy``) given one narrow content script.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from test_gate import Copy
 
@@ -31,22 +34,39 @@ def test_the_cases_also_go_from_a_content_script_and_agree(tmp_path):
     copy = with_content_script(tmp_path)
     outcome = copy.gate()
     assert outcome.code == 0, outcome.out + outcome.err
-    assert "chromium-content" in outcome.json["engines"], list(outcome.json["engines"])
     line = outcome.reason("entry points")
-    assert "chromium-content" in line and "content scripts: chrome from a tab by chromium-content" in line, line
-    assert "firefox not from a tab" in line, line
-    cells = {r["id"]: r["cells"]["chromium-content"] for r in outcome.json["cases"]}
-    assert cells and set(cells.values()) == {"pass"}, cells
+    assert ("content scripts: chrome from a tab by chromium-content; firefox from a tab by firefox-content"
+            in line), line
+    for engine in ("chromium-content", "firefox-content"):
+        assert engine in outcome.json["engines"], list(outcome.json["engines"])
+        cells = {r["id"]: r["cells"][engine] for r in outcome.json["cases"]}
+        assert cells and set(cells.values()) == {"pass"}, (engine, cells)
     assert not any("divergent" in r for r in outcome.json["cases"])
 
 
-def test_a_background_that_trusts_content_scripts_more_fails_parity_in_the_content_engine_alone(tmp_path):
-    copy = with_content_script(tmp_path)
+def trusting_content_scripts(copy: Copy, condition: str) -> None:
+    """The copy's background lets every tool run for a content script's parse requests where
+    ``condition`` (JS) also holds."""
     copy.edit("background.js", "  sendResponse(answer(message));",
-              "  sendResponse(answer(/^https?:/.test(_sender.url ?? \"\") && message?.type === \"parseToolCalls\" ? "
-              "{ ...message, allowed: " + ALL_TOOLS + " } : message));")
+              "  sendResponse(answer(/^https?:/.test(_sender.url ?? \"\") && " + condition + " && "
+              "message?.type === \"parseToolCalls\" ? { ...message, allowed: " + ALL_TOOLS + " } : message));")
+
+
+# (the JS condition under which the background trusts a content script more, the engines that must diverge).
+# The Firefox-only one passed the gate before Firefox had a content path: only Chromium sent from a tab.
+TRUSTING = {
+    "in-both-browsers": ("true", {"chromium-content", "firefox-content"}),
+    "only-in-firefox": ('navigator.userAgent.includes("Firefox")', {"firefox-content"}),
+}
+
+
+@pytest.mark.parametrize("where", TRUSTING)
+def test_a_background_that_trusts_content_scripts_more_fails_parity_in_the_content_engines_alone(tmp_path, where):
+    condition, expected = TRUSTING[where]
+    copy = with_content_script(tmp_path)
+    trusting_content_scripts(copy, condition)
     outcome = copy.gate()
     assert outcome.code == 1, outcome.out + outcome.err
     assert "parity" in outcome.failing(), outcome.out
     diverging = {name for r in outcome.json["cases"] for name in r.get("divergent", {})}
-    assert diverging == {"chromium-content"}, diverging
+    assert diverging == expected, diverging

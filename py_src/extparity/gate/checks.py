@@ -344,7 +344,7 @@ def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, s
 
 def content_senders(tested: Project, messengers: list[str]) -> str:
     """Which engines sent the cases from a content script, for trees that declare content scripts;
-    and, honestly, the trees whose browser has no such path (Firefox's is not built)."""
+    and, honestly, the trees that none did (their browser engines cannot, or were not chosen)."""
     trees = sorted(tree for tree, folder in tested.trees.items() if declares_content_scripts(folder))
     if not trees:
         return ""

@@ -6,11 +6,13 @@
 // runs in the extension's background instead, talks to the harness over loopback HTTP (the
 // server sends CORS headers, so the manifest's permissions stay as shipped), and runs the
 // shared batch runner against the extension's modules imported from their moz-extension://
-// URLs, or against its background through `browser.runtime.sendMessage`. It waits for its
-// document's `load` event, so the extension's own scripts have run.
+// URLs, or against its background through `browser.runtime.sendMessage` (from the content path's
+// messenger: through the harness's server and the relay content script in a web page's tab,
+// extparity-content.js). It waits for its document's `load` event, so the extension's own
+// scripts have run.
 //
-// When the module path and the message path share one Firefox, this probe (the module path's)
-// also adds the messenger frame, once its own imports are done: what it imported into the
+// When the module path and a message path share one Firefox, this probe (the module path's)
+// also adds the messenger frames, once its own imports are done: what it imported into the
 // background document is then known (`__extparityProbeImported`), and the messenger leaves it out
 // of what the background loaded.
 //
@@ -50,7 +52,7 @@
       } finally {
         /*@@AFTER_IMPORT@@*/
       }
-      const send = (message) => browser.runtime.sendMessage(message);
+      const send = /*@@SEND@@*/;
       const entries = /*@@BIND@@*/;
       await post("ready", JSON.stringify(await browser.runtime.getBrowserInfo()));
       for (;;) {

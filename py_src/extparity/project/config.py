@@ -19,7 +19,7 @@ from .errors import ConfigError
 from .environments import DEFAULT as DEFAULT_ENVIRONMENTS
 from .environments import Environment
 from .environments import parse as parse_environments
-from .kinds import EngineSpec, check_spec, loads_extension
+from .kinds import EngineSpec, check_spec, loads_extension, sends_from_content
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz", "coverage"}
@@ -420,14 +420,14 @@ def declares_content_scripts(tree: Path) -> bool:
 
 
 def _with_content_twins(engines: dict[str, EngineSpec], trees: dict[str, Path]) -> dict[str, EngineSpec]:
-    """Every Chromium message-path engine of a tree whose manifest declares content scripts gets
+    """Every browser message-path engine of a tree whose manifest declares content scripts gets
     a twin that sends the same messages from a content script in a tab (``NAME-content``, from
     the page engine's name), unless one is declared for the tree: a background that answers
     content scripts otherwise than the extension's pages is then a divergence like any other."""
     declared = {spec.tree for spec in engines.values() if spec.sender == "content"}
     twins = {}
     for spec in engines.values():
-        if (spec.kind == "chromium" and spec.via == "message" and spec.tree not in declared
+        if (sends_from_content(spec.kind) and spec.via == "message" and spec.tree not in declared
                 and spec.tree in trees and declares_content_scripts(trees[spec.tree])):
             base = spec.name[:-len(MESSAGE_SUFFIX)] if spec.name.endswith(MESSAGE_SUFFIX) else spec.name
             name = base + CONTENT_SUFFIX

@@ -31,7 +31,7 @@ from .errors import ConfigError
 IN_PROCESS, IN_WORKER, IN_BROWSER = "process", "worker", "browser"
 RUNS_WHERE = (IN_PROCESS, IN_WORKER, IN_BROWSER)
 NUMBER = (int, float)
-_BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER, "via": str}
+_BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER, "via": str, "sender": str}
 CHOICES = {"via": ("module", "message"), "sender": ("page", "content")}  # options whose value is one of a few words
 _KINDS_PACKAGE = "extparity.engines.kinds"
 
@@ -69,7 +69,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
              host="V8Host", install_hint="pip install 'extparity[engines]' (mini-racer)"),
     _builtin("spidermonkey", "SpiderMonkeyEngine", IN_WORKER, {"chunk_size": int},
              host="SpiderMonkeyHost", install_hint="pip install 'extparity[engines]' (pythonmonkey)"),
-    _builtin("chromium", "ChromiumEngine", IN_BROWSER, {**_BROWSER, "endpoint": str, "sender": str}, extension="chromium"),
+    _builtin("chromium", "ChromiumEngine", IN_BROWSER, {**_BROWSER, "endpoint": str}, extension="chromium"),
     _builtin("firefox", "FirefoxEngine", IN_BROWSER, {**_BROWSER, "prefs": dict}, extension="firefox"),
 )}
 
@@ -93,8 +93,8 @@ class EngineSpec:
     @property
     def sender(self) -> str:
         """Where a message-path engine sends from: "page", an extension page; "content", a content
-        script of the extension in a web page's tab (Chromium), whose messages the background
-        sees with the web page's ``sender.url``."""
+        script of the extension in a web page's tab, whose messages the background sees with the
+        web page's ``sender.url``."""
         return self.options.get("sender", "page")
 
 
@@ -120,6 +120,11 @@ def kind_of(name: str) -> Kind:
 
 def loads_extension(kind: str) -> bool:
     return kind_of(kind).loads_extension
+
+
+def sends_from_content(kind: str) -> bool:
+    """Whether the kind can send a tree's messages from a content script (it takes ``sender``)."""
+    return "sender" in kind_of(kind).options
 
 
 def check_spec(spec: EngineSpec, trees: Any) -> None:

@@ -42,6 +42,7 @@ from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
 from ..browser import BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, probe_config, realm_code
+from ..content_page import content_script_url, read_manifest, serve_content_page
 
 HOST_DOCUMENT = "manifest.json"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -417,35 +418,6 @@ def unpacked_extension_id(tree: Path) -> str:
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)
 
 
-CONTENT_HOST = "extparity.test"
-CONTENT_PAGE = "<!doctype html><title>extparity</title><p>A page where the extension's content script runs."
-
-
-def content_script_url(tree: Path) -> tuple[str, str]:
-    """A web page's URL where the manifest's first content script with code runs in its own world
-    (not ``"world": "MAIN"``), and the match pattern it comes from: the pattern's wildcards filled
-    in with ``extparity.test`` (its own subdomain under a ``*.`` host)."""
-    manifest = _manifest(tree)
-    for script in (manifest or {}).get("content_scripts") or []:
-        if not isinstance(script, dict) or not script.get("js") or script.get("world") == "MAIN":
-            continue
-        for pattern in script.get("matches") or []:
-            if pattern == "<all_urls>":
-                return f"https://{CONTENT_HOST}/", pattern
-            match = re.fullmatch(r"(\*|https?)://([^/]*)(/.*)", str(pattern))
-            if match is None:
-                continue
-            scheme = "https" if match[1] == "*" else match[1]
-            host = match[2]
-            if host == "*":
-                host = CONTENT_HOST
-            elif host.startswith("*."):
-                host = "extparity." + host[2:]
-            return f"{scheme}://{host}{match[3].replace('*', '')}", pattern
-    raise EngineStartError('sender = "content": the manifest declares no content script that runs in an http(s) page '
-                           "in the extension's own world")
-
-
 class ContentTab:
     """A tab at a web page where the extension's content script runs, and a DevTools session on
     it that evaluates in that content script's world (the isolated world Chromium names after the
@@ -459,7 +431,7 @@ class ContentTab:
     async def open(cls, launch: ChromiumLaunch, tree: Path, timeout_s: float) -> "ContentTab":
         url, pattern = content_script_url(tree)
         tab = await launch.context.new_page()
-        await tab.route(url, lambda route: route.fulfill(status=200, content_type="text/html", body=CONTENT_PAGE))
+        await serve_content_page(tab, url)
         session = await launch.context.new_cdp_session(tab)
         worlds: list[dict] = []
         session.on("Runtime.executionContextCreated", lambda event: worlds.append(event["context"]))
@@ -488,18 +460,8 @@ class ContentTab:
         return done["result"]["value"]
 
 
-def _manifest(tree: Path) -> dict | None:
-    """The tree's manifest, or None if it cannot be read as an object (Chromium's own load error
-    then says what is wrong with it)."""
-    try:
-        manifest = json.loads((Path(tree) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) else None
-
-
 def _declares_worker(tree: Path) -> bool:
-    manifest = _manifest(tree)
+    manifest = read_manifest(tree)
     if manifest is None:
         return True  # let the launch fail with Chromium's words
     background = manifest.get("background")

@@ -13,14 +13,21 @@ What the harness changes, in the packed copy only (the tree on disk is never tou
   them); the sentinel reports that it runs, the page's load event and a background that throws
   at start-up, so a page that never ran the harness's scripts is named within seconds;
 * when the manifest has no ``browser_specific_settings.gecko.id``, adds one (Firefox installs an
-  add-on from a profile only under its id). No permission, CSP or other key changes: the
-  server's CORS headers make the loopback fetches legal as shipped.
+  add-on from a profile only under its id). No permission, CSP or other key changes (but the
+  content path's one content script, below): the server's CORS headers make the loopback
+  fetches legal as shipped.
 * via messages (``via = "message"``), the probe only adds an ``<iframe>`` of
   ``extparity-messenger.html`` to the background document, and that page (``extparity-messenger.js``
   runs the probe's loop) sends each case with ``browser.runtime.sendMessage``: an extension's
   background cannot message itself, a frame of its own origin can. The module hashes are then
   those of the scripts the background loads, read statically from the manifest and hashed from
   the bytes Firefox serves (Firefox has no DevTools Protocol here to list what it parsed).
+* from a content script (``sender = "content"``), a second frame,
+  ``extparity-content-messenger.html``, runs the cases, and its ``send`` goes through the server
+  to ``extparity-content.js``, a content script added to the manifest with the same ``matches``
+  as the extension's first one (so it reaches no other site), in a tab the harness opens at that
+  pattern and serves itself; that script sends each message, so the background sees a content
+  script's sender. (Messages and replies cross as JSON text: values JSON cannot carry do not.)
 
 The entry modules are imported from their moz-extension:// URLs and every module of the graph
 is hashed from the bytes Firefox serves, so a packing mistake shows up as a hash mismatch. The
@@ -52,11 +59,20 @@ from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
 from ..environment import process_environment, realm_prelude
 from ..browser import BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, probe_config, realm_code
+from ..content_page import content_script_url, serve_content_page
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
-MESSENGER_PAGE, MESSENGER = "extparity-messenger.html", "extparity-messenger.js"
-ADDED = (SENTINEL, PROBE, MESSENGER_PAGE, MESSENGER)
-MESSENGER_HTML = f'<!doctype html>\n<meta charset="utf-8">\n<script src="/{MESSENGER}"></script>\n'
+# The messenger frame of each message path: (page, script).
+MESSENGERS = {"message": ("extparity-messenger.html", "extparity-messenger.js"),
+              "content": ("extparity-content-messenger.html", "extparity-content-messenger.js")}
+CONTENT_RELAY = "extparity-content.js"
+ADDED = (SENTINEL, PROBE, CONTENT_RELAY, *(name for pair in MESSENGERS.values() for name in pair))
+RUNTIME_SEND = "(message) => browser.runtime.sendMessage(message)"
+# The content path's messenger sends through the server's relay (extparity-content.js answers).
+RELAYED_SEND = f'({js_source("firefox-relayed-send.js")})(ENDPOINT + "send")'
+# How long the relay content script may take to run once its tab has loaded, and how long a
+# message may wait for its reply there (a case's own time-out usually ends the wait first).
+RELAY_WAIT_S, RELAY_REPLY_S = 15.0, 120.0
 LONG_POLL_S = 20.0
 # Playwright 1.65 sends emulation.setMediaFeaturesOverride over BiDi, which Firefox ESR 153 does
 # not know: its sessions then crash mid-run (seen with 1.65.2). Newer Firefoxes are not refused.
@@ -118,10 +134,12 @@ class FirefoxEngine(BrowserEngine):
 
     def subject_for(self, path: str) -> dict[str, Any]:
         """The subject as an engine of this tree that takes ``path`` sees it: a shared launch
-        packs the probes of every path its engines take."""
-        if path == self.via:
+        packs the probes of every path its engines take (a content script's messages are the
+        message path's)."""
+        via = "message" if path == "content" else path
+        if via == self.via:
             return self.subject()
-        return type(self)(self.name, self.project, self.tree_name, {**self.options, "via": path}).subject()
+        return type(self)(self.name, self.project, self.tree_name, {**self.options, "via": via}).subject()
 
     def open(self) -> "FirefoxSession":
         return FirefoxSession(self)
@@ -160,7 +178,7 @@ class FirefoxSession(BrowserSession):
 
     async def attach(self) -> None:
         launch, server = self.launch, self.launch.server
-        self.channel = server.channels[self.engine.via]
+        self.channel = server.channels[self.engine.path]
         self.phase = "waiting for the extension's background"
         # The probe reports before Playwright's launch call returns: wait for whichever says more.
         while not self.channel.ready and not self.channel.fatal:
@@ -184,6 +202,30 @@ class FirefoxSession(BrowserSession):
             raise EngineStartError(f"probe in the extension's background: {self.channel.fatal}")
         self.module_hashes = {path: digest for path, digest in self.channel.hashes.items() if path not in ADDED}
         self.engine.browser_version = self.channel.browser_version
+        if self.engine.path == "content":
+            await self.open_content_tab()
+
+    async def open_content_tab(self) -> None:
+        """A tab at a web page where the extension's content scripts run, served by the harness,
+        and the relay content script there ready to send the messenger's messages."""
+        url, pattern = content_script_url(self.engine.tree)
+        self.phase = f"opening {url}, where the extension's content script runs"
+        context = await self.launch.launch  # the launch call's context: the tab is opened from it
+        self.tab = await context.new_page()
+        await serve_content_page(self.tab, url)
+        await self.tab.goto(url, timeout=self.engine.startup_timeout_s * 1000)
+        deadline = time.monotonic() + RELAY_WAIT_S
+        while self.launch.server.relay.ready_at is None:
+            if time.monotonic() > deadline:
+                raise EngineStartError(f"no content script of the extension ran in {url} within {RELAY_WAIT_S:g}s "
+                                       f"(content_scripts matches {pattern}; the harness's relay beside it never "
+                                       "reported)")
+            await asyncio.sleep(0.02)
+
+    async def detach(self) -> None:
+        tab = getattr(self, "tab", None)
+        if tab is not None:
+            await asyncio.wait_for(tab.close(), 10)
 
     def scripts_not_run(self, when: str) -> str:
         """Which of the harness's scripts never reported, from which page they were to load, and
@@ -288,37 +330,54 @@ class PackedAddon:
     background: str  # where the harness's scripts are referenced, for error messages
 
 
-# In a launch that both paths share, the module probe adds the messenger frame itself, after its
-# imports: what those imports loaded into the background document is then known, and the messenger
-# leaves it out of what the background loaded (extparity-probe.js's BEFORE/AFTER_IMPORT hooks).
+# In a launch that the module path shares, the module probe adds the messenger frames itself,
+# after its imports: what those imports loaded into the background document is then known, and
+# the messengers leave it out of what the background loaded (extparity-probe.js's BEFORE/AFTER_IMPORT
+# hooks).
 _BEFORE_IMPORT = 'const before = extparityLoadedScripts(window, urlOf(""));'
 _AFTER_IMPORT = ('globalThis.__extparityProbeImported = extparityLoadedScripts(window, urlOf(""))'
                  '.filter((path) => !before.includes(path));\n'
-                 '        const frame = document.createElement("iframe");\n'
-                 f'        frame.src = "/{MESSENGER_PAGE}";\n'
-                 '        document.documentElement.appendChild(frame);')
+                 '        for (const page of FRAMES) {\n'
+                 '          const frame = document.createElement("iframe");\n'
+                 '          frame.src = page;\n'
+                 '          document.documentElement.appendChild(frame);\n'
+                 '        }')
 
 
-def probe_script(endpoint: str, subject: dict[str, Any], adds_messenger: bool = False) -> str:
-    """The probe's text for one path, reporting to ``endpoint`` (its channel of the server)."""
+def messenger_pages(paths: Any) -> list[str]:
+    """The messenger pages (from the add-on's root) of the message paths among ``paths``."""
+    return [f"/{MESSENGERS[path][0]}" for path in sorted(paths) if path in MESSENGERS]
+
+
+def probe_script(endpoint: str, subject: dict[str, Any], frames: list[str] | None = None,
+                 send: str = RUNTIME_SEND) -> str:
+    """The probe's text for one path, reporting to ``endpoint`` (its channel of the server);
+    ``frames`` are the messenger pages the module probe adds after its imports."""
     return (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
             .replace("/*@@REALM@@*/", realm_code(subject)).replace("/*@@BIND@@*/", bind_expression(subject))
-            .replace("/*@@BEFORE_IMPORT@@*/", _BEFORE_IMPORT if adds_messenger else "")
-            .replace("/*@@AFTER_IMPORT@@*/", _AFTER_IMPORT if adds_messenger else ""))
+            .replace("/*@@SEND@@*/", send)
+            .replace("/*@@BEFORE_IMPORT@@*/", _BEFORE_IMPORT if frames else "")
+            .replace("/*@@AFTER_IMPORT@@*/", _AFTER_IMPORT.replace("FRAMES", json.dumps(frames)) if frames else ""))
 
 
 def harness_files(server: "ProbeServer", subjects: dict[str, dict[str, Any]], prelude: str = "") -> dict[str, str]:
-    """What the packed copy gains for the paths in ``subjects`` ("module", "message" or both):
-    the sentinel (``prelude`` first), and the probe of each path (the message path's in the
-    messenger frame)."""
+    """What the packed copy gains for the paths in ``subjects`` ("module", "message", "content"):
+    the sentinel (``prelude`` first), the probe of each path (a message path's in its messenger
+    frame), and for the content path the relay content script."""
     added = {SENTINEL: prelude + js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", server.endpoint)}
-    if "message" in subjects:
-        added[MESSENGER_PAGE] = MESSENGER_HTML
-        added[MESSENGER] = probe_script(server.channel_endpoint("message"), subjects["message"])
-        added[PROBE] = js_source("firefox-messenger-host.js")
+    frames = messenger_pages(subjects)
+    for path, (page, script) in MESSENGERS.items():
+        if path in subjects:
+            added[page] = f'<!doctype html>\n<meta charset="utf-8">\n<script src="/{script}"></script>\n'
+            added[script] = probe_script(server.channel_endpoint(path), subjects[path],
+                                         send=RELAYED_SEND if path == "content" else RUNTIME_SEND)
+    if "content" in subjects:
+        added[CONTENT_RELAY] = js_source("firefox-content-relay.js").replace("@@ENDPOINT@@",
+                                                                             server.channel_endpoint("content"))
     if "module" in subjects:
-        added[PROBE] = probe_script(server.channel_endpoint("module"), subjects["module"],
-                                    adds_messenger="message" in subjects)
+        added[PROBE] = probe_script(server.channel_endpoint("module"), subjects["module"], frames=frames)
+    else:
+        added[PROBE] = js_source("firefox-messenger-host.js").replace("/*@@FRAMES@@*/[]", json.dumps(frames))
     return added
 
 
@@ -356,6 +415,9 @@ def pack_xpi(tree: Path, folder: Path, server: "ProbeServer", subjects: dict[str
     else:
         raise EngineStartError("manifest.json: Firefox needs background.scripts or background.page "
                                "(a service_worker alone is disabled in Firefox)")
+    if "content" in subjects:
+        _url, pattern = content_script_url(tree)
+        manifest["content_scripts"] = [*manifest["content_scripts"], {"matches": [pattern], "js": [CONTENT_RELAY]}]
     added = harness_files(server, subjects, prelude)
     folder.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(folder / f"{gecko_id}.xpi", "w", zipfile.ZIP_DEFLATED) as zf:
@@ -400,6 +462,19 @@ class Channel:
         self.hashes: dict[str, str] = {}
 
 
+class Relay:
+    """The content path's runtime messages on their way from its messenger (``POST send``, a JSON
+    array of them, which waits for the answers) to the relay content script in the tab
+    (``GET relay/next``), and the answers back (``POST relay/reply/K``): bytes as sent, JSON
+    text in UTF-8. A text that is not a JSON array tells the messenger why no answer came."""
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[int, bytes]] = []
+        self.replies: dict[int, bytes] = {}
+        self.next = 0
+        self.ready_at: str | None = None  # the page's URL, once the relay content script runs there
+
+
 class ProbeServer:
     """Loopback HTTP server the sentinel and the probes talk to. A random token in the path keeps
     stray local requests from being mistaken for them; each path's probe has a channel under it
@@ -413,6 +488,7 @@ class ProbeServer:
         self.sentinel_ran = False  # the sentinel said it runs
         self.probe_ran = False  # a probe asked for its config
         self.page_loaded_at: float | None = None  # when the sentinel saw the background's load event
+        self.relay = Relay()
         self._token = secrets.token_hex(16)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -457,6 +533,46 @@ class ProbeServer:
                 self._lock.wait(left)
             chunk, channel.pending = channel.pending, None
             return chunk[1] if chunk else None
+
+    def _relay_send(self, batch: bytes) -> bytes:
+        """Hand one batch of messages to the relay content script and wait for its answers."""
+        relay, deadline = self.relay, time.monotonic() + RELAY_REPLY_S
+        with self._lock:
+            k = relay.next
+            relay.next += 1
+            relay.waiting.append((k, batch))
+            self._lock.notify_all()
+            while k not in relay.replies and not self.closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    relay.waiting = [(j, m) for j, m in relay.waiting if j != k]
+                    return f"no reply from the content script in the tab within {RELAY_REPLY_S:g}s".encode()
+                self._lock.wait(left)
+            return relay.replies.pop(k, b"the harness closed its server")
+
+    def _relay_take(self) -> bytes | None:
+        deadline = time.monotonic() + LONG_POLL_S
+        with self._lock:
+            while not self.relay.waiting and not self.closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._lock.wait(left)
+            if not self.relay.waiting:
+                return None
+            k, batch = self.relay.waiting.pop(0)
+            return f"{k}\n".encode() + batch
+
+    def _relayed(self, route: str, body: bytes) -> bool:
+        with self._lock:
+            if route.startswith("relay/reply/") and route[12:].isdigit():
+                self.relay.replies[int(route[12:])] = body
+            elif route == "relay/ready":
+                self.relay.ready_at = body.decode("utf-8", errors="replace")[:2000]
+            else:
+                return False
+            self._lock.notify_all()
+        return True
 
     def _route(self, path: str) -> tuple[Channel | None, str] | None:
         """(channel or None for the sentinel's routes, route) of a request path under the token."""
@@ -521,12 +637,21 @@ class ProbeServer:
                 if channel is not None and route == "next":
                     chunk = server._take(channel)
                     return self._reply(200, chunk) if chunk is not None else self._reply(204)
+                if channel is not None and channel is server.channels.get("content") and route == "relay/next":
+                    batch = server._relay_take()
+                    return self._reply(200, batch) if batch is not None else self._reply(204)
                 self._reply(404)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length).decode("utf-8", errors="replace")
-                found = server._route(self.path)
-                self._reply(204 if found is not None and server._posted(*found, body) else 404)
+                raw = self.rfile.read(length)
+                channel, route = server._route(self.path) or (None, None)
+                if route is not None and channel is not None and channel is server.channels.get("content"):
+                    if route == "send":
+                        return self._reply(200, server._relay_send(raw))
+                    if route.startswith("relay/"):
+                        return self._reply(204 if server._relayed(route, raw) else 404)
+                posted = route is not None and server._posted(channel, route, raw.decode("utf-8", errors="replace"))
+                self._reply(204 if posted else 404)
 
         return Handler
