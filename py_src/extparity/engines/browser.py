@@ -204,6 +204,21 @@ def remove_profile(path: Path | None) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+async def bounded(awaitable, timeout_s: float, default: Any = ...) -> Any:
+    """Wait for ``awaitable`` at most ``timeout_s``, then abandon it: cancelling a Playwright call
+    on a dead worker can wait for the driver forever (Playwright 1.64), so it is never awaited
+    again. Without ``default``, running out of time raises TimeoutError."""
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    if task in done:
+        return task.result()
+    task.cancel()
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    if default is ...:
+        raise TimeoutError(f"no answer within {timeout_s:g}s")
+    return default
+
+
 _LAUNCHES = itertools.count(1)
 
 

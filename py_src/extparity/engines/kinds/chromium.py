@@ -41,7 +41,8 @@ from playwright.async_api import async_playwright
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
-from ..browser import BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, probe_config, realm_code
+from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
+                       realm_code)
 from ..content_page import content_script_url, read_manifest, serve_content_page
 
 HOST_DOCUMENT = "manifest.json"
@@ -466,19 +467,3 @@ def _declares_worker(tree: Path) -> bool:
         return True  # let the launch fail with Chromium's words
     background = manifest.get("background")
     return isinstance(background, dict) and "service_worker" in background
-
-
-async def bounded(awaitable, timeout_s: float, default: Any = ...) -> Any:
-    """Wait for ``awaitable`` at most ``timeout_s``, then abandon it: cancelling a Playwright call
-    on a dead worker can wait for the driver forever (Playwright 1.64), so it is never awaited
-    again. Without ``default``, running out of time raises TimeoutError."""
-    task = asyncio.ensure_future(awaitable)
-    done, _ = await asyncio.wait({task}, timeout=timeout_s)
-    if task in done:
-        return task.result()
-    task.cancel()
-    task.add_done_callback(lambda t: t.cancelled() or t.exception())
-    if default is ...:
-        raise TimeoutError(f"no answer within {timeout_s:g}s")
-    return default
-

@@ -58,7 +58,8 @@ from playwright.async_api import async_playwright
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
 from ..environment import process_environment, realm_prelude
-from ..browser import BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, probe_config, realm_code
+from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
+                       realm_code)
 from ..content_page import content_script_url, serve_content_page
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
@@ -225,7 +226,7 @@ class FirefoxSession(BrowserSession):
     async def detach(self) -> None:
         tab = getattr(self, "tab", None)
         if tab is not None:
-            await asyncio.wait_for(tab.close(), 10)
+            await bounded(tab.close(), 10, default=None)
 
     def scripts_not_run(self, when: str) -> str:
         """Which of the harness's scripts never reported, from which page they were to load, and
