@@ -39,7 +39,7 @@ ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rej
                   '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
 SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
 CHECKS = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
-          "web-ext lint", "entry points", "background", "parity", "known deviations", "environment", "coverage", "fuzz"]
+          "web-ext lint", "entry points", "background", "page scripts", "parity", "known deviations", "environment", "coverage", "fuzz"]
 LINK = "https://example.org/extparity/gate-test"
 SMALL_FUZZ_BUDGET = 2000
 
@@ -327,7 +327,7 @@ def test_a_background_that_throws_bad_deviation_entries_and_too_few_cases_fail(t
         path.write_text(path.read_text() + background)
     outcome = copy.gate()
     assert outcome.code == 1
-    assert outcome.failing() == {"corpus", "entry points", "background", "parity", "known deviations", "coverage"}
+    assert outcome.failing() == {"corpus", "entry points", "background", "parity", "known deviations", "coverage"}, outcome.out
     assert outcome.reason("corpus") == "parse: 4 cases, fewer than the 100 that [tool.extparity.gate].minimum_cases asks for"
     assert outcome.reason("entry points").startswith(
         "chromium-background: crashed: the extension's service worker failed at start-up: Uncaught Error: background broke at start-up")
@@ -1200,6 +1200,29 @@ def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_back
     assert outcome.failing() == {"background"}, outcome.out
     assert re.fullmatch(r"relay\.jsm: firefox-background loaded [0-9a-f]{12}, which the firefox tree's background "
                         r"does not load", outcome.reason("background")), outcome.reason("background")
+
+
+RUN_TIME_NAME = ("a script no manifest entry, page or import names (a name built at run time): the scripts check "
+                 "never saw it")
+
+
+@pytest.mark.parametrize("condition, browsers", [("true", ("chromium", "firefox")),
+                                                 ('navigator.userAgent.includes("Firefox")', ("firefox",))],
+                         ids=["in-both-browsers", "in-firefox-only"])
+def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp_path, condition, browsers):
+    """The popup (declared glue) appends a <script> whose name it builds: helper.txt ends in no
+    script suffix and no manifest, page or import names it, so the scripts check cannot see it;
+    what the popup ran in each browser can, in a browser that alone takes the branch too."""
+    copy = Copy(tmp_path, engines=("python", "chromium", "firefox"))
+    copy.edit("inspector.js", "const EXAMPLE_OUTPUT", f'if ({condition}) document.head.append(Object.assign('
+              'document.createElement("script"), { src: ["hel", "per.txt"].join("") }));\n\nconst EXAMPLE_OUTPUT')
+    copy.write("helper.txt", "globalThis.extparityHelper = true;\n")
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"page scripts"}, outcome.out
+    tree = {"chromium": "chrome", "firefox": "firefox"}
+    assert outcome.json["gate"]["checks"][CHECKS.index("page scripts")]["problems"] == [
+        f"{tree[browser]}/inspector.html ran helper.txt in {browser}, {RUN_TIME_NAME}" for browser in browsers]
 
 
 # ------------------------------------------------------------------ coverage

@@ -26,6 +26,8 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
                   browser, and it answered every one;
 * background    - the scripts each background loads are the same in every tree, include the
                   verified modules, and are what the browser actually loaded;
+* page scripts  - every other page, and a tab of the content scripts, opened in a browser: each
+                  script they ran is one the scripts check accounted for (``page_scripts``);
 * parity        - every engine agrees and meets the corpus's expectations (as `run`);
 * known deviations - every entry valid, still deviating (stale ones fail unless allowed), and
                   deviating with the very bytes it records (``pinned_deviations``);
@@ -61,7 +63,7 @@ from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
 from ..coverage.record import Recorder
 from . import coverage as coverage_policy
-from . import environment, fuzz_budget, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
+from . import environment, fuzz_budget, page_scripts, pinned_deviations, policy, purity, scripts, shipped_files, surfaces
 from .acknowledgements import Acknowledgements
 from .recorded import recorded_run
 
@@ -167,6 +169,7 @@ def run_gate(project: Project, corpus: Corpus, *, allow_stale: bool = False, cas
             checks.append(check("web-ext lint", [f"{tree}: {p}" for tree, r in linted.items() for p in r.problems],
                                 "; ".join(f"{tree}: {r.line}" for tree, r in linted.items())))
         checks += [entry_points_check(tested, result, browsers), background_check(tested, result, browsers),
+                   check("page scripts", *page_scripts.verdict(tested)),
                    parity_check(result), deviations_check(tested, result, allow_stale)]
 
         def again(environment, names):

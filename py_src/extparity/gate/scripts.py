@@ -90,20 +90,25 @@ def declared_entry_points(manifest: dict, files: set[str]) -> list[tuple[str, st
     return found
 
 
+def shipped_pages(tree: Path, manifest: dict) -> dict[str, str]:
+    """Every HTML page of the tree -> how it is reached (its manifest key, or "shipped")."""
+    files = tree_checks.tree_files(tree)
+    pages = {path: "shipped" for path in sorted(files) if path.endswith(PAGES)}
+    for path, kind, where in declared_entry_points(manifest, files):
+        if kind == "page" and path in files:  # the manifests check names a reference to a missing file
+            pages[path] = f"manifest.json {where}"
+    return pages
+
+
 def shipped_scripts(tree: Path, manifest: dict) -> tuple[dict[str, str], list[str]]:
     """Every script that can run from this tree -> how it is reached; and what cannot be read."""
     files = tree_checks.tree_files(tree)
     reached: dict[str, str] = {}
     problems: list[str] = []
-    pages = {path: "shipped" for path in sorted(files) if path.endswith(PAGES)}
     for path, kind, where in declared_entry_points(manifest, files):
-        if kind == "page":
-            pages[path] = f"manifest.json {where}"
-        else:
+        if kind == "script":
             reached.setdefault(path, f"manifest.json {where}")
-    for page in pages:
-        if page not in files:
-            continue  # the manifests check names a reference to a missing file
+    for page in shipped_pages(tree, manifest):
         scripts, inline = tree_checks.page_scripts(tree, page)
         problems += [f"{page}:{at}: an inline <script> cannot be accounted for: move its code into a file"
                      for at in inline]

@@ -127,6 +127,12 @@ def sends_from_content(kind: str) -> bool:
     return "sender" in kind_of(kind).options
 
 
+def records_page_scripts(kind: str) -> bool:
+    """Whether the kind's engine can open a tree's pages and say which scripts they ran
+    (``record_page_scripts(pages, content)``; the gate's page scripts check)."""
+    return hasattr(engine_class(kind), "record_page_scripts")
+
+
 def check_spec(spec: EngineSpec, trees: Any) -> None:
     """An engine spec the harness can build: a known kind, a tree where the kind needs one (and
     none where it does not), and only options the kind takes, of their types. Each problem is a

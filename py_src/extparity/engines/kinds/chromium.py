@@ -49,6 +49,10 @@ HOST_DOCUMENT = "manifest.json"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                "--disable-blink-features=AutomationControlled", "--enable-logging", "--v=0"]
 WORKER_WAIT_S = 5.0
+# A page's scripts are read once it has loaded and no script came for PAGE_QUIET_S, at most
+# PAGE_WAIT_S after its load: code that a page loads later, or on input, is not seen.
+PAGE_QUIET_S, PAGE_WAIT_S = 0.3, 3.0
+CODE_FROM_STRING = "(code from a string)"
 _SETUP_BODY = """
   const urlOf = (path) => chrome.runtime.getURL(path);
   const report = { hashes: {}, error: null };
@@ -87,6 +91,10 @@ class ChromiumLaunch(BrowserLaunch):
 
     engine: "ChromiumEngine"
 
+    def __init__(self, engine: "ChromiumEngine", paths: tuple[str, ...], background: bool = True) -> None:
+        self.background = background  # wait for the service worker (the pages alone do not need it)
+        super().__init__(engine, paths)
+
     async def start(self) -> None:
         self.playwright = await async_playwright().start()
         self.endpoint = self.engine.options.get("endpoint")
@@ -112,7 +120,8 @@ class ChromiumLaunch(BrowserLaunch):
             self.browser_version = self.context.browser.version if self.context.browser else None
             self.extension_id = unpacked_extension_id(self.engine.tree)
             self.phase = "loading the extension"
-            await self.check_background()
+            if self.background:
+                await self.check_background()
             await self.start_clocks()
 
     async def start_clocks(self) -> None:
@@ -146,6 +155,50 @@ class ChromiumLaunch(BrowserLaunch):
         finally:
             await session.close()
         return {url[len(prefix):]: digest for url, digest in sorted(parsed.items()) if url.startswith(prefix)}
+
+    async def page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
+        """``{page: {script: sha256}}``: every script each extension page ran (and, with
+        ``content``, the extension's code in a tab its content scripts match), as V8 parsed it."""
+        found = {}
+        for page in pages:
+            found[page] = await self._scripts_while_open(f"chrome-extension://{self.extension_id}/{page}")
+        if content:
+            url, _ = content_script_url(self.engine.tree)
+            found[url] = await self._scripts_while_open(url, serve=True)
+        return found
+
+    async def _scripts_while_open(self, url: str, serve: bool = False) -> dict[str, str]:
+        """The extension's scripts V8 parsed in a tab at ``url``: its load, then until no script
+        came for ``PAGE_QUIET_S`` (at most ``PAGE_WAIT_S``). A script counts when its URL is the
+        extension's, or when it ran in a realm of the extension's origin (a page's own world, a
+        content script's world): code from a string there has no URL and is named by its hash."""
+        origin = f"chrome-extension://{self.extension_id}"
+        tab = await self.context.new_page()
+        try:
+            if serve:
+                await serve_content_page(tab, url)
+            session = await self.context.new_cdp_session(tab)
+            realms: dict[int, bool] = {}  # execution context -> whether the extension's code runs there
+            parsed: list[dict] = []
+            session.on("Runtime.executionContextCreated", lambda event: realms.__setitem__(
+                event["context"]["id"], _extension_realm(event["context"], origin)))
+            session.on("Debugger.scriptParsed", lambda event: parsed.append(event))
+            await session.send("Runtime.enable")
+            await session.send("Debugger.enable")
+            await tab.goto(url, wait_until="load", timeout=self.engine.startup_timeout_s * 1000)
+            deadline, seen = time.monotonic() + PAGE_WAIT_S, -1
+            while len(parsed) != seen and time.monotonic() < deadline:
+                seen = len(parsed)
+                await asyncio.sleep(PAGE_QUIET_S)
+            scripts = {}
+            for script in parsed:
+                if script["url"].startswith(origin + "/"):
+                    scripts[script["url"][len(origin) + 1:].split("?")[0].split("#")[0]] = script["hash"]
+                elif realms.get(script["executionContextId"]):
+                    scripts[script["url"] or f"{CODE_FROM_STRING} {script['hash'][:12]}"] = script["hash"]
+            return dict(sorted(scripts.items()))
+        finally:
+            await bounded(tab.close(), 10, default=None)
 
     async def find_remote_extension(self) -> str:
         """The id of the remote browser's extension whose manifest is the configured tree's."""
@@ -225,6 +278,20 @@ class ChromiumEngine(BrowserEngine):
 
     def open(self) -> "ChromiumSession":
         return ChromiumSession(self)
+
+    PAGE_SCRIPTS_SEEN = ("script V8 parsed", "scripts V8 parsed")
+
+    def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
+        """The scripts each page ran (``ChromiumLaunch.page_scripts``), in a launch of its own:
+        a page's code (a popup messaging the background) must not reach an engine's cases."""
+        launch = ChromiumLaunch(self, (), background=False)  # a broken background is the background check's
+        try:
+            budget = self.startup_timeout_s + (len(pages) + content) * (PAGE_WAIT_S + 10)
+            return launch.loop.call(lambda: launch.page_scripts(pages, content), budget)
+        except PlaywrightError as exc:  # a page that did not open (the extension did not load)
+            raise EngineStartError(exc.message.strip().splitlines()[0][:500]) from None
+        finally:
+            launch.close()
 
     def environment_reach(self, environment) -> dict[str, str]:
         """Verified on Chromium 156 with Playwright 1.64 (README, "The release gate"). A remote
@@ -459,6 +526,12 @@ class ContentTab:
             details = done["exceptionDetails"]
             raise RuntimeError(details.get("exception", {}).get("description") or details.get("text", "threw"))
         return done["result"]["value"]
+
+
+def _extension_realm(context: dict, origin: str) -> bool:
+    """Whether the extension's code runs in this execution context: the default world of one of
+    its pages, or a content script's world; not Playwright's own utility world."""
+    return context.get("origin") == origin and not context.get("name", "").startswith("__playwright")
 
 
 def _declares_worker(tree: Path) -> bool:

@@ -92,12 +92,16 @@ class FirefoxLaunch(BrowserLaunch):
 
     engine: "FirefoxEngine"
 
+    def __init__(self, engine: "FirefoxEngine", paths: tuple[str, ...], pages: tuple[str, ...] = ()) -> None:
+        self.pages = pages  # the add-on's pages whose scripts its background reports (``page_scripts``)
+        super().__init__(engine, paths)
+
     async def start(self) -> None:
         self.phase = "checking Playwright against this Firefox"
         refuse_known_broken_pair(self.engine.executable)
         self.phase = "packing the add-on"
         subjects = {path: self.engine.subject_for(path) for path in self.paths}
-        self.server = ProbeServer({path: probe_config(subject) for path, subject in subjects.items()})
+        self.server = ProbeServer({path: probe_config(subject) for path, subject in subjects.items()}, self.pages)
         self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server, subjects,
                               realm_prelude(self.engine.environment, webdriver=True))
         self.phase = "launching Firefox"
@@ -110,6 +114,18 @@ class FirefoxLaunch(BrowserLaunch):
             firefox_user_prefs=prefs, args=self.engine.extra_args, timeout=self.engine.startup_timeout_s * 1000,
             env=variables))
         self.launched_at: float | None = None
+
+    async def page_scripts(self) -> dict[str, dict[str, str]]:
+        """``{page: {script: sha256}}`` from the add-on's own report (js/firefox-page-recorder.js)."""
+        self.phase = "opening the add-on's pages"
+        while self.server.page_scripts is None:  # the recorder runs after the background's scripts, even throwing ones
+            if self.launch.done() and (failure := self.launch.exception()) is not None:
+                raise failure
+            await asyncio.sleep(0.05)
+        report = self.server.page_scripts
+        if report.get("error"):
+            raise EngineStartError(f"opening the add-on's pages: {report['error']}")
+        return {page: dict(sorted(scripts.items())) for page, scripts in report["pages"].items()}
 
     async def stop(self) -> None:
         """No graceful close: Firefox spends 1-2.5 s shutting down a profile that is deleted
@@ -144,6 +160,25 @@ class FirefoxEngine(BrowserEngine):
 
     def open(self) -> "FirefoxSession":
         return FirefoxSession(self)
+
+    # Firefox keeps no resource timing for a page's moz-extension:// loads (checked: an empty
+    # list beside four imported modules), so what a page ran is read from its <script> elements.
+    PAGE_SCRIPTS_SEEN = ("<script> element", "<script> elements")
+
+    def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
+        """The scripts each page holds once settled, in a launch of its own (a page's code must
+        not reach an engine's cases). Content scripts are not opened here: the harness cannot
+        read their world in Firefox."""
+        launch = FirefoxLaunch(self, (), tuple(pages))
+        try:
+            budget = self.startup_timeout_s + len(pages) * 20
+            return launch.loop.call(launch.page_scripts, budget)
+        except TimeoutError:
+            errors = launch.server.background_errors
+            raise EngineStartError(f"the add-on reported no page within {budget:g}s"
+                                   + (f"; its background reported: {' | '.join(errors[:3])}" if errors else "")) from None
+        finally:
+            launch.close()
 
     def environment_reach(self, environment) -> dict[str, str]:
         """Verified on Firefox ESR 153 over BiDi (README, "The release gate"): Playwright's clock,
@@ -379,6 +414,10 @@ def harness_files(server: "ProbeServer", subjects: dict[str, dict[str, Any]], pr
         added[PROBE] = probe_script(server.channel_endpoint("module"), subjects["module"], frames=frames)
     else:
         added[PROBE] = js_source("firefox-messenger-host.js").replace("/*@@FRAMES@@*/[]", json.dumps(frames))
+    if server.pages:
+        added[PROBE] += (js_source("firefox-page-recorder.js").replace("@@ENDPOINT@@", server.endpoint)
+                         .replace("/*@@PAGES@@*/[]", json.dumps(list(server.pages)))
+                         .replace("/*@@EXT_REALM@@*/", js_source("ext-realm.js")))
     return added
 
 
@@ -481,8 +520,10 @@ class ProbeServer:
     stray local requests from being mistaken for them; each path's probe has a channel under it
     (``/TOKEN/module/``, ``/TOKEN/message/``), whose chunks wait in a slot the probe long-polls."""
 
-    def __init__(self, configs: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, configs: dict[str, dict[str, Any]], pages: tuple[str, ...] = ()) -> None:
         self.channels = {path: Channel(config) for path, config in configs.items()}
+        self.pages = pages
+        self.page_scripts: dict[str, Any] | None = None  # the page recorder's report
         self._lock = threading.Condition()
         self.closed = False
         self.background_errors: list[str] = []
@@ -600,6 +641,8 @@ class ProbeServer:
                 self.sentinel_ran = True
             elif channel is None and route == "loaded":
                 self.page_loaded_at = time.monotonic()
+            elif channel is None and route == "pages":
+                self.page_scripts = json.loads(body)
             elif channel is None and route == "background-error":
                 self.background_errors.append(body[:2000])
             else:

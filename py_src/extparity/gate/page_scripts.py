@@ -1,0 +1,119 @@
+"""The scripts the extension's pages really run, against the ones the scripts check accounted for.
+
+Why: the scripts check reads the tree. A page can load code by a name built at run time
+(``s.src = ["hel", "per.txt"].join("")``, ``import(name)``), and a file whose name does not end
+in ``.js`` is then a script nobody verified and nobody declared. The backgrounds are covered by
+the message path (their engines report every script the background loaded); this opens every
+other page the tree ships, and a tab where its content scripts run, in each browser kind that
+can say which scripts a page ran, and fails on any script that is neither in the verified graph
+nor accounted for by the scripts check, on bytes other than the tree's, and on code built from
+a string.
+
+Each kind says what it can see (``PAGE_SCRIPTS_SEEN``): Chromium every script V8 parsed in the
+page (DevTools ``Debugger.scriptParsed``, with the hash of the bytes it compiled), Firefox only
+the ``<script>`` elements the page holds (it keeps no resource timing for moz-extension://
+loads, and the harness has no debugger there), hashed from what Firefox serves.
+
+What it cannot see: code a page loads only later than its settling time, on a user's input, or
+when it can tell it is not where users open it (a popup window, a devtools panel); in Firefox, a
+module imported by a computed name or a <script> removed once it ran, and content scripts; kinds
+that cannot record a page's scripts (the line names the trees no kind opened).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..project.config import Project, declares_content_scripts
+from ..project.hashing import sha256_hex
+from ..project.kinds import build_engine, records_page_scripts
+from ..project.words import count
+from ..subject import tree_checks
+from ..subject.linker import LinkError, import_closure, normalize_path
+from .scripts import shipped_pages, shipped_scripts
+
+
+BACKGROUND_PAGE = "manifest.json background.page"
+
+
+def recorders(project: Project) -> dict[str, list[str]]:
+    """Tree -> one engine per kind bound to it that can record its pages' scripts."""
+    found: dict[str, dict[str, str]] = {}
+    for name, spec in sorted(project.engines.items()):
+        if spec.tree is None:
+            continue
+        try:
+            able = records_page_scripts(spec.kind)
+        except ImportError:
+            continue  # the engine's own start-up failure says so, in parity
+        if able:
+            found.setdefault(spec.tree, {}).setdefault(spec.kind, name)
+    return {tree: sorted(by_kind.values()) for tree, by_kind in found.items()}
+
+
+def accounted(project: Project, tree: Path, manifest: dict) -> set[str]:
+    """The scripts the gate knows of in a tree: the verified graph and what the scripts check reaches."""
+    scripts, _ = shipped_scripts(tree, manifest)
+    entries = [normalize_path(e.module) for e in project.entries.values()]
+    try:
+        return set(scripts) | set(import_closure(tree, entries))
+    except LinkError:
+        return set(scripts)  # the scripts check names why the verified modules cannot be read
+
+
+def tree_problems(project: Project, tree_name: str, engine_name: str, seen: dict[str, dict[str, str]],
+                  known: set[str]) -> list[str]:
+    tree = project.trees[tree_name]
+    problems = []
+    for page, scripts in seen.items():
+        where = f"{tree_name}: {page}" if "://" in page else f"{tree_name}/{page}"
+        for script, digest in scripts.items():
+            if "://" in script or script.startswith("("):
+                problems.append(f"{where} ran {script} in {engine_name}: only files of the tree, read before "
+                                f"they run, can be accounted for")
+            elif script not in known:
+                problems.append(f"{where} ran {script} in {engine_name}, a script no manifest entry, page or "
+                                f"import names (a name built at run time): the scripts check never saw it")
+            elif not (tree / script).is_file():
+                problems.append(f"{where} ran {script} in {engine_name}, which is not in the tree")
+            elif digest != sha256_hex((tree / script).read_bytes()):
+                problems.append(f"{where} ran {script} in {engine_name} with bytes {digest[:12]}, but the tree's "
+                                f"are {sha256_hex((tree / script).read_bytes())[:12]}")
+    return problems
+
+
+def verdict(project: Project) -> tuple[list[str], str]:
+    """The gate's page scripts check: its problems, and the line it says when there are none."""
+    problems: list[str] = []
+    said: list[str] = []
+    able = recorders(project)
+    for tree_name, tree in project.trees.items():
+        manifest, _ = tree_checks.load_manifest(tree_name, tree)
+        if manifest is None:
+            continue  # the manifests check says why
+        # The background page is the background check's: a second copy of it in a tab would be a
+        # second background (its listeners, its state).
+        pages = sorted(page for page, how in shipped_pages(tree, manifest).items() if how != BACKGROUND_PAGE)
+        content = declares_content_scripts(tree)
+        if not pages and not content:
+            continue
+        engines = able.get(tree_name, [])
+        if not engines:
+            said.append(f"{tree_name}: not opened (no engine of its kinds records the scripts of a page)")
+            continue
+        known = accounted(project, tree, manifest)
+        for engine_name in engines:
+            engine = build_engine(project.engines[engine_name], project)
+            try:
+                seen = engine.record_page_scripts(pages, content)
+            except Exception as exc:  # whatever the browser did, it is one line and the other checks stand
+                problems.append(f"{tree_name}: {engine_name} could not open its pages: "
+                                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
+                continue
+            problems += tree_problems(project, tree_name, engine_name, seen, known)
+            ran = sorted(set().union(*map(set, seen.values())))
+            tabs = [page for page in seen if "://" in page]  # a web page where content scripts run
+            opened = count(len(seen) - len(tabs), "page") + (" and a tab of its content scripts" if tabs else "")
+            said.append(f"{tree_name}: {opened} in {engine_name}, {count(len(ran), *engine.PAGE_SCRIPTS_SEEN)}, "
+                        f"all accounted for")
+    return problems, "; ".join(said) or "no tree ships a page or a content script"
