@@ -281,6 +281,9 @@ def walk(node):
 MAX_LITERAL_UNITS = 64  # longer literals are messages, not values an input is compared against
 
 
+IMPORTING = frozenset({"import_statement", "export_statement"})
+
+
 def compared_literals(root: Path, entries: Iterable[str]) -> tuple[str, ...]:
     """The string literals and character codes (hex number literals, as ``0x7b`` is written
     to compare with ``charCodeAt``) of every module the entries reach, sorted: the values the
@@ -289,6 +292,8 @@ def compared_literals(root: Path, entries: Iterable[str]) -> tuple[str, ...]:
     found: set[str] = set()
     for path, tree, source in parsed_modules(root, entries):
         for node in walk(tree.root_node):
+            if node.type == "string" and node.parent is not None and node.parent.type in IMPORTING:
+                continue  # a module specifier: nothing the code compares its input against
             if node.type == "string":
                 try:
                     value = json.loads('"' + _text(node, source)[1:-1].replace('"', '\\"') + '"')
