@@ -33,14 +33,13 @@ async function extparityImport(urlOf, paths) {
   return namespaces;
 }
 
-// Every script a document loaded from the extension, as tree-relative paths: its <script>
-// elements, whatever their names, and the modules and scripts its resource timing records.
-// Why: the scripts a background is meant to load are read statically; these are the ones it did.
+// Every script a document holds from the extension, as tree-relative paths: its <script>
+// elements, whatever their names. Why: the scripts a document is meant to load are read
+// statically; these are the ones it did. Firefox (the one browser that reads this) keeps no
+// resource timing for moz-extension:// loads (checked on 153: an empty list beside a static and
+// a dynamic import), so the modules a script imports are not seen here.
 function extparityLoadedScripts(win, base) {
   const urls = Array.from(win.document.scripts, (script) => script.src).filter(Boolean);
-  for (const entry of win.performance.getEntriesByType("resource")) {
-    if (entry.initiatorType === "script" || entry.initiatorType === "other") urls.push(entry.name);
-  }
   const paths = urls.filter((url) => url.startsWith(base)).map((url) => decodeURI(url.slice(base.length).split(/[?#]/)[0]));
   return [...new Set(paths)].sort();
 }
