@@ -18,10 +18,13 @@ $(VENV)/.installed: pyproject.toml constraints/debian-browsers.txt
 
 setup: $(VENV)/.installed browsers $(WEB_EXT) $(ACTIONLINT)
 
-# Debian's browsers: Playwright cannot download its own builds on these machines.
+# Debian's browsers: Playwright cannot download its own builds on these machines. Firefox takes
+# a UI language, and so an extension's _locales/ folder, only from an installed language pack:
+# German is the one the tests' extensions ship besides English (the gate's shipped environments).
+BROWSER_PACKAGES := chromium firefox-esr firefox-esr-l10n-de
 browsers:
-	@command -v chromium >/dev/null && command -v firefox-esr >/dev/null || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium firefox-esr)
+	@dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1 || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES))
 
 node:
 	@command -v npm >/dev/null || \

@@ -23,10 +23,11 @@ from test_gate import PARSER, Copy, bundled_gate, skip_allowlist_when
 # small copies: python, quickjs-chrome, chromium, firefox and the two message-path twins.
 BROWSERS = ("chromium", "firefox", "chromium-background", "firefox-background")
 PLANTS = {
-    # Intl follows the locale in Chromium's page and service worker; Firefox's Intl follows its UI
-    # language, which stays en-US without a language pack (README), and QuickJS has no Intl.
+    # Intl follows the locale in Chromium's page and service worker, and Firefox's follows its UI
+    # language, which the gate can set to German because `make setup` installs the de language
+    # pack (README); QuickJS has no Intl.
     "locale": ('typeof Intl === "undefined" || new Intl.NumberFormat().format(1.5) === "1.5"', ("Intl", "Intl.NumberFormat"),
-               ("chromium", "chromium-background")),
+               BROWSERS),
     "time zone": ("new Date(0).getTimezoneOffset() === 0", ("Date",), ("quickjs-chrome", *BROWSERS)),
     "date": ("Date.now() < 1.9e12", ("Date.now",), ("quickjs-chrome", *BROWSERS)),  # before March 2030
     "user agent": ('typeof navigator !== "object" || navigator.userAgent.indexOf("Chrome/") < 0'
@@ -93,6 +94,60 @@ def test_an_environment_is_checked_key_by_key_and_shipped_locales_expand_per_tre
             (copy.tree(tree) / "_locales" / locale / "messages.json").write_text("{}")
     assert [e.name for e in expand(project.gate.environments, project.trees)] == ["de-de", "de-pt-BR", "far"]
     assert [e.locale for e in expand(project.gate.environments, project.trees)][:2] == ["de", "pt-BR"]
+
+
+LAX_IN_GERMAN = """
+const lax = api.i18n.getMessage("allowlist") === "any";
+const answered = answer;
+answer = (message) => answered(lax && message?.type === "parseToolCalls"
+  ? { ...message, allowed: [...message.allowed, ...(message.text.match(/[a-z_]+/g) ?? [])] } : message);
+"""
+
+
+def test_a_background_that_reads_its_german_messages_fails_the_shipped_locale_environment(tmp_path):
+    """The background lets every tool through when its _locales/de messages say so: only a
+    browser whose UI language is German reads them, which the `shipped` environment asks for.
+    Chromium reads them under --lang alone; Firefox needs the language pack `make setup`
+    installs (without it, firefox-background agreed under shipped-de on the previous code)."""
+    copy = Copy(tmp_path, environments=[{"name": "shipped", "locale": "shipped"}])
+    for tree in ("chrome", "firefox"):
+        copy.edit_json(copy.tree(tree) / "manifest.json", lambda manifest: manifest.update(default_locale="en"))
+        for locale, word in (("en", "listed"), ("de", "any")):
+            (copy.tree(tree) / "_locales" / locale).mkdir(parents=True)
+            (copy.tree(tree) / "_locales" / locale / "messages.json").write_text(
+                f'{{"allowlist": {{"message": "{word}"}}}}\n')
+    copy.edit("background.js", "function answer(message) {", "let answer = function (message) {")
+    copy.edit("background.js", "api.runtime.onMessage.addListener(", LAX_IN_GERMAN + "\napi.runtime.onMessage.addListener(")
+    outcome = copy.gate()
+    assert outcome.code == 1, outcome.out + outcome.err
+    assert outcome.failing() == {"environment"}, outcome.out
+    problems = next(c for c in outcome.json["gate"]["checks"] if c["name"] == "environment")["problems"]
+    assert {p.split(": ")[0] for p in problems} == {"shipped-de"}, problems
+    assert {p.split(": ")[1] for p in problems} == {"chromium-background", "firefox-background"}, problems
+    assert all(p.split(": ")[2] == "parse-not-allowed" for p in problems), problems
+
+
+def test_a_shipped_locale_firefox_has_no_language_pack_for_fails_instead_of_passing_unexercised(tmp_path):
+    """Without the language pack Firefox stays in English and reads _locales/en, so the
+    environment would agree for the wrong reason (on the previous code the plant above passed
+    in firefox-background without the pack). A Firefox laid out as Debian installs it."""
+    from extparity.gate.environment import unread_locales
+    from extparity.project.kinds import build_engine
+
+    packs = tmp_path / "firefox-esr" / "browser" / "extensions"
+    packs.mkdir(parents=True)
+    (tmp_path / "firefox-esr" / "firefox-esr").write_text("")
+    (packs / "langpack-de@firefox-esr.mozilla.org.xpi").write_bytes(b"")
+    (packs / "langpack-pt-BR@firefox-esr.mozilla.org.xpi").write_bytes(b"")
+    copy = Copy(tmp_path / "copy")
+    copy.reconfigure(lambda table: table["engines"]["firefox"].update(executable=str(tmp_path / "firefox-esr" / "firefox-esr")))
+    project = load_project(copy.config)
+    firefox = build_engine(project.engines["firefox"], project)
+    assert [firefox.ui_language_missing(locale) for locale in ("de", "pt-BR", "pt", "en", "en-US")] == [None] * 5
+    assert firefox.ui_language_missing("de-AT") is not None, "a Firefox in de reads _locales/de, not de_AT"
+    assert unread_locales(project, ["python", "chromium", "firefox"], Environment("shipped-fr", locale="fr")) == [
+        f"shipped-fr: firefox cannot read the extension's _locales/ for fr: Firefox has no fr language pack "
+        f"(none in {packs} or {tmp_path}/firefox-esr/distribution/extensions; Debian packages them as firefox-esr-l10n-*)"]
 
 
 @pytest.mark.parametrize("environment, words", [

@@ -170,6 +170,11 @@ class Engine(abc.ABC):
         kind that applies none is not run in that environment. Each kind says its own."""
         return {}
 
+    def ui_language_missing(self, locale: str) -> str | None:
+        """Why this engine cannot choose an extension's ``_locales/`` messages for ``locale``
+        (the browser has no such UI language installed), or None: it can, or it reads none."""
+        return None
+
     def use_environment(self, environment: "Environment") -> None:
         """Open every later session under ``environment`` (only the settings it reaches apply)."""
         self.environment = environment

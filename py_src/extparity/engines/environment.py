@@ -53,3 +53,15 @@ def normal_chrome_user_agent(version: str | None) -> str | None:
         return None
     return (f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
             f"Chrome/{match[1]}.0.0.0 Safari/537.36")
+
+
+def has_language(locale: str, installed: set[str]) -> bool:
+    """Whether a browser whose installed UI languages are ``installed`` (``de``, ``pt-BR``) can
+    read an extension's ``_locales/`` folder for ``locale``: the same language and region, or for
+    a folder of a language alone (``de``), any form of that language (``de`` or ``de-AT``: both
+    browsers fall back from the region to the language). ``en-US`` is built into both."""
+    wanted = locale.replace("_", "-").lower()
+    names = {name.replace("_", "-").lower() for name in installed} | {"en-us"}
+    if "-" in wanted:
+        return wanted in names
+    return any(name.split("-")[0] == wanted for name in names)

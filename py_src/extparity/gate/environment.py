@@ -24,6 +24,19 @@ from ..run.parity import RunResult
 SHOWN = 48  # characters of each verdict around the first difference
 
 
+def unread_locales(project: Project, names: list[str], environment: Environment) -> list[str]:
+    """For an environment of a shipped locale: each engine that cannot choose the extension's
+    ``_locales/`` folder for it, and why. Its verdicts would be the first run's for the wrong
+    reason (the browser stayed in its own language), so the environment would pass unexercised."""
+    problems = []
+    for name in names:
+        reason = build_engine(project.engines[name], project).ui_language_missing(environment.locale or "")
+        if reason:
+            problems.append(f"{environment.name}: {name} cannot read the extension's _locales/ for "
+                            f"{environment.locale}: {reason}")
+    return problems
+
+
 def reached_engines(project: Project, names: list[str], environment: Environment) -> dict[str, dict[str, str]]:
     """Engine -> how its kind applies each setting of ``environment``; engines it reaches not at all are left out."""
     reached = {}
@@ -84,11 +97,14 @@ def verdict(project: Project, corpus: Corpus, first: RunResult,
         return [], "no second environment configured ([tool.extparity.gate].environments = [])"
     ran = [name for name, r in first.runs.items() if r.status == "ok"]
     problems, shown = [], []
+    shipped = {e.name for e in expand(tuple(e for e in project.gate.environments if e.locale == SHIPPED), project.trees)}
     for environment in environments:
         reached = reached_engines(project, ran, environment)
         if not reached:
             problems.append(f"{environment.name}: no engine of this run can apply {environment.describe()}")
             continue
+        if environment.name in shipped:
+            problems += unread_locales(project, list(reached), environment)
         problems += compare(environment, first, run(environment, list(reached)))
         shown.append(f"{environment.name} ({environment.describe()}) in {', '.join(reached)}")
     unexpanded = [e.name for e in project.gate.environments if e.locale == SHIPPED]

@@ -57,7 +57,7 @@ from playwright.async_api import async_playwright
 
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
-from ..environment import process_environment, realm_prelude
+from ..environment import has_language, process_environment, realm_prelude
 from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
                        realm_code)
 from ..content_page import content_script_url, serve_content_page
@@ -186,7 +186,7 @@ class FirefoxEngine(BrowserEngine):
         the browser's prefs and process environment, and the harness's sentinel for the rest."""
         reach = {
             "locale": "intl.locale.requested, intl.accept_languages, LANG and LANGUAGE (navigator.language; Intl and "
-                      "the add-on's own _locales/ follow the UI language, which needs a language pack)",
+                      "the add-on's own _locales/ follow the UI language, which needs that language's pack installed)",
             "timezone": "TZ in the browser's environment",
             "date": "the harness's clock, started in the background by the sentinel before the add-on's scripts",
             "user_agent": "general.useragent.override (a headless Firefox already sends the normal user agent)",
@@ -194,6 +194,18 @@ class FirefoxEngine(BrowserEngine):
                          "keeps it true; dom.webdriver.enabled=false does not change that)",
         }
         return {setting: how for setting, how in reach.items() if setting in environment.settings()}
+
+    def ui_language_missing(self, locale: str) -> str | None:
+        """Firefox picks ``_locales/`` by its UI language, which ``intl.locale.requested`` can set
+        only to a language whose language pack is installed beside the binary (Debian:
+        browser/extensions/langpack-de@firefox-esr.mozilla.org.xpi, from firefox-esr-l10n-de)."""
+        binary = Path(self.executable).resolve()
+        folders = [binary.parent / "browser" / "extensions", binary.parent / "distribution" / "extensions"]
+        packs = {p.name[len("langpack-"):].split("@")[0] for f in folders for p in f.glob("langpack-*@*.xpi")}
+        if has_language(locale, packs):
+            return None
+        return (f"Firefox has no {locale} language pack (none in {' or '.join(map(str, folders))}; "
+                f"Debian packages them as firefox-esr-l10n-*)")
 
     def environment_prefs(self) -> dict[str, Any]:
         environment = self.environment
