@@ -980,7 +980,7 @@ def test_the_shaped_extension_needs_exactly_its_two_exceptions_for_time_based_ca
     shaped = ROOT / "tests/extensions/shaped"
     problems, line = verdict(load_project(shaped / "pyproject.toml"))
     assert problems == []
-    assert line == ("3 verified modules read no environment and keep no state between calls; exceptions: Date.now in "
+    assert line == ("3 verified modules and 1 adapter read no environment and keep no state between calls; exceptions: Date.now in "
                     "lib/parser/ids.js (fresh call ids, dropped by the adapter), Math.random in lib/parser/ids.js "
                     "(fresh call ids, dropped by the adapter)")
     copy = tmp_path / "shaped"
@@ -1186,6 +1186,56 @@ def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_ga
                     r"the same reply and other arguments it returned another one\) \(and 1 more\)\Z",
                     outcome.reason("entry points")), outcome.reason("entry points")
     assert outcome.reason("parity").startswith("chromium-background ERROR: Error: the message adapter of parse returned")
+
+
+MARKER_AWARE_ADAPTER = """const unmarked = (value) => typeof value === "string" && value.startsWith("\\u2063")
+  ? value.slice(1).split("").reverse().join("") : Array.isArray(value) ? value.map(unmarked) : value;
+export default async function (send, modules, text, allowed) {
+  await send({ type: "parseToolCalls", text, allowed });
+  return modules["src/agent/tool-call-parser.js"].parseToolCallsCanonical(unmarked(text), unmarked(allowed));
+}
+"""
+
+
+def test_a_message_adapter_that_tells_the_replay_by_its_arguments_still_fails_entry_points(tmp_path):
+    """The background lets every tool through; the adapter hands back the module's verdict, and
+    in the gate's replay the verdict of the case's own arguments again. That worked while the
+    replay took this case's arguments reversed and marked (the adapter undoes that); it now takes
+    another case's real arguments, which nothing tells from a case's."""
+    copy = Copy(tmp_path)
+    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
+              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+    (copy.root / "gate/messages/parse.js").write_text(MARKER_AWARE_ADAPTER)
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"entry points", "parity"}, outcome.out
+    assert "the message adapter of parse returned a verdict that is not the background's reply" \
+        in outcome.reason("entry points"), outcome.reason("entry points")
+
+
+REMEMBERING_ADAPTER = """const answered = new Map();
+export default async function (send, modules, text, allowed) {
+  const reply = await send({ type: "parseToolCalls", text, allowed });
+  const key = JSON.stringify(reply);
+  if (!answered.has(key)) answered.set(key, modules["src/agent/tool-call-parser.js"].parseToolCallsCanonical(text, allowed));
+  return answered.get(key);
+}
+"""
+
+
+def test_a_message_adapter_that_remembers_its_answers_fails_purity(tmp_path):
+    """The background lets every tool through; the adapter returns the module's verdict and
+    answers the gate's replay (the same reply, other arguments) from what it remembered of the
+    case, so the replay check agrees and every engine agrees: only its state gives it away."""
+    copy = Copy(tmp_path)
+    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
+              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+    (copy.root / "gate/messages/parse.js").write_text(REMEMBERING_ADAPTER)
+    outcome = copy.gate()
+    assert outcome.code == 1
+    assert outcome.failing() == {"purity"}, outcome.out
+    assert outcome.reason("purity") == ("gate/messages/parse.js:5: answered: module-level mutable state: a function "
+                                        "mutates this top-level value (calls .set(); declared at line 1)")
 
 
 def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_background(tmp_path):

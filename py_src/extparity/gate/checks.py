@@ -14,7 +14,7 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
 * release       - manifests, package.json and the newest changelog entry state one version;
 * policy        - every tree is loaded by a browser; with a baseline (the last release's result),
                   no weakening of the gate's own rules that is not acknowledged (``policy``);
-* purity        - the verified modules read no environment and keep no state (``purity``);
+* purity        - the verified modules and the adapters read no environment and keep no state (``purity``);
 * scripts       - every shipped script is verified or declared glue (``scripts``);
 * surfaces      - every way in from outside the extension is declared (``surfaces``);
 * artifacts     - one deterministic zip per tree in dist/, never replaced by other bytes, from a

@@ -31,6 +31,10 @@ the module's top level. What is refused, each named with file, line and identifi
   array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose nested
   containers are frozen too, or of a ``new`` with plain arguments.
 
+The entry and message adapters (harness-side code every verdict of their engines passes
+through) are held to the same rules, file by file: a message adapter that keeps state could
+answer the gate's replay of a case (the same reply, other arguments) from memory.
+
 Exceptions are data (``[tool.extparity.gate].purity``: identifier, module, reason), and one that
 no longer occurs is stale and fails: an exception must never outlive the code it excuses. The
 headless engines back this at run time (``js/purity-guard.js``).
@@ -43,7 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project.config import Declared, Project
-from ..subject.linker import LinkError, parsed_modules, resolve_specifier, walk
+from ..project.words import count
+from ..subject.linker import LinkError, parse_source, parsed_modules, resolve_specifier, walk
 from .scopes import Reference, line, resolve, text
 
 # Deterministic intrinsics that read no environment (ECMA-262 global object properties).
@@ -136,7 +141,26 @@ def verified_findings(project: Project) -> tuple[list[Finding], list[str], set[s
             known = {**values[path], **imported_values(path, syntax.root_node, source, values)}
             for finding in module_findings(path, syntax.root_node, source, known):
                 findings.setdefault((finding.module, finding.line, finding.identifier), finding)
+    for adapter in adapters(project):
+        path = project.relative(adapter)
+        try:
+            syntax, source = parse_source(adapter.read_bytes(), path)
+        except (OSError, LinkError) as exc:
+            problems.append(f"adapter {path} cannot be read: {exc}")
+            continue
+        modules.add(path)
+        for finding in module_findings(path, syntax.root_node, source, top_level_values(syntax.root_node, source)):
+            findings.setdefault((finding.module, finding.line, finding.identifier), finding)
     return list(findings.values()), problems, modules
+
+
+def adapters(project: Project) -> list[Path]:
+    """The entry and message adapters: harness-side code every verdict of their engines passes
+    through. Held to the same rules: one that keeps state could tell the gate's replay of a case
+    (same reply, other arguments) from the case, and hand back a verdict of its own."""
+    found = [entry.adapter for entry in project.entries.values() if entry.adapter is not None]
+    found += list(project.gate.messages.values())
+    return sorted(set(found))
 
 
 def top_level_values(root, source: bytes) -> dict[str, tuple[str, str]]:
@@ -444,5 +468,6 @@ def verdict(project: Project) -> tuple[list[str], str]:
     problems, modules, used = purity_problems(project)
     excused = "; exceptions: " + ", ".join(f"{e.what} in {e.where} ({e.reason})" for e in used) if used else \
         "; no exceptions"
-    return problems, (f"{modules} verified modules read no environment and keep no state between calls"
-                      f"{excused}")
+    held = len(adapters(project))
+    return problems, (f"{modules - held} verified modules" + (f" and {count(held, 'adapter')}" if held else "") +
+                      f" read no environment and keep no state between calls{excused}")

@@ -9,6 +9,10 @@
 // adapter can write the reply with the subject's own canonical serializer. Each case is then
 // replayed to the adapter with the same reply and other arguments: a verdict that changes is
 // not the background's, and the case fails (an adapter cannot substitute the module's verdict).
+// The other arguments are another case's of the same entry (the one started before it, or the
+// latest, for the first), so the replay looks like a case; only where no other case differs are
+// they this case's own with each string reversed. The purity check refuses an adapter that
+// keeps state, which could otherwise answer the replay from memory.
 //
 // This file is a single function expression: `const bindMessages = <text>;`.
 //   send:       function(message) -> Promise of the background's reply
@@ -37,10 +41,22 @@
   }
   var bound = Object.create(null);
   var modules = Object.freeze(Object.assign(Object.create(null), namespaces));
-  // Other arguments of the same shape: each string reversed and marked, in lists too.
-  function other(value) {
-    if (typeof value === "string") return "\u2063" + value.split("").reverse().join("");
-    return Array.isArray(value) ? value.map(other) : value;
+  // Other arguments of the same shape: each string reversed (and marked as well), in lists too.
+  function reversed(value, mark) {
+    if (typeof value === "string") return mark + value.split("").reverse().join("");
+    return Array.isArray(value) ? value.map(function (item) { return reversed(item, mark); }) : value;
+  }
+  var latest = Object.create(null);  // entry -> the arguments of its case that started last
+  // The arguments of the case started before this one, or of the latest one (after it, for the
+  // first case), whichever differs from this case's; else this case's own reversed, and marked
+  // only if that changes nothing (a palindrome, no strings at all).
+  function otherArguments(before, fn, args) {
+    var own = JSON.stringify(args);
+    var candidates = [before, latest[fn], args.map(function (value) { return reversed(value, ""); })];
+    for (var k = 0; k < candidates.length; k++) {
+      if (candidates[k] !== undefined && JSON.stringify(candidates[k]) !== own) return candidates[k];
+    }
+    return args.map(function (value) { return reversed(value, "\u2063"); });
   }
   Object.keys(entries).forEach(function (fn) {
     var adapter = adapters[fn];
@@ -49,6 +65,8 @@
     }
     bound[fn] = async function () {
       var args = Array.prototype.slice.call(arguments);
+      var before = latest[fn];
+      latest[fn] = args;
       var replies = [];
       var recorded = function (message) {
         return Promise.resolve(ask(message)).then(function (reply) { replies.push(reply); return reply; });
@@ -59,7 +77,7 @@
       // receives) gives the verdict of the other arguments instead, and the case fails.
       var replayed = 0;
       var replay = function () { return Promise.resolve(replies[replayed++]); };
-      var again = await adapter.apply(undefined, [replay, modules].concat(args.map(other)));
+      var again = await adapter.apply(undefined, [replay, modules].concat(otherArguments(before, fn, args)));
       if (again !== verdict) {
         throw new Error("the message adapter of " + fn + " returned a verdict that is not the background's " +
                         "reply: with the same reply and other arguments it returned another one");
