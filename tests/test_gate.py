@@ -1161,6 +1161,12 @@ def test_a_declared_surface_passes_and_is_named(tmp_path):
 
 # ------------------------------------------------------------------ attacks: an impure module; an adapter that substitutes the module's verdict
 
+def lax_background(copy: Copy) -> None:
+    """The background lets every tool the text names through (in both trees)."""
+    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
+              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+
+
 CHEATING_ADAPTER = """export default async function (send, modules, text, allowed) {
   await send({ type: "parseToolCalls", text, allowed });
   return modules["src/agent/tool-call-parser.js"].parseToolCallsCanonical(text, allowed);
@@ -1174,8 +1180,7 @@ def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_ga
     own verdict instead of the reply, so every engine would agree."""
     copy = Copy(tmp_path)
     skip_allowlist_when('typeof Deno === "undefined"')(copy)
-    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
-              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+    lax_background(copy)
     (copy.root / "gate/messages/parse.js").write_text(CHEATING_ADAPTER)
     outcome = copy.gate()
     assert outcome.code == 1
@@ -1203,8 +1208,7 @@ def test_a_message_adapter_that_tells_the_replay_by_its_arguments_still_fails_en
     replay took this case's arguments reversed and marked (the adapter undoes that); it now takes
     another case's real arguments, which nothing tells from a case's."""
     copy = Copy(tmp_path)
-    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
-              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+    lax_background(copy)
     (copy.root / "gate/messages/parse.js").write_text(MARKER_AWARE_ADAPTER)
     outcome = copy.gate()
     assert outcome.code == 1
@@ -1228,8 +1232,7 @@ def test_a_message_adapter_that_remembers_its_answers_fails_purity(tmp_path):
     answers the gate's replay (the same reply, other arguments) from what it remembered of the
     case, so the replay check agrees and every engine agrees: only its state gives it away."""
     copy = Copy(tmp_path)
-    copy.edit("background.js", "parseToolCallsCanonical(message.text, message.allowed)",
-              "parseToolCallsCanonical(message.text, [...message.allowed, ...message.text.match(/[a-z_]+/g)])")
+    lax_background(copy)
     (copy.root / "gate/messages/parse.js").write_text(REMEMBERING_ADAPTER)
     outcome = copy.gate()
     assert outcome.code == 1
