@@ -32,7 +32,6 @@ from ..subject import tree_checks
 from ..subject.linker import LinkError, import_closure, normalize_path
 from .scripts import shipped_pages, shipped_scripts
 
-
 BACKGROUND_PAGE = "manifest.json background.page"
 
 
@@ -76,9 +75,9 @@ def tree_problems(project: Project, tree_name: str, engine_name: str, seen: dict
                                 f"import names (a name built at run time): the scripts check never saw it")
             elif not (tree / script).is_file():
                 problems.append(f"{where} ran {script} in {engine_name}, which is not in the tree")
-            elif digest != sha256_hex((tree / script).read_bytes()):
+            elif digest != (on_disk := sha256_hex((tree / script).read_bytes())):
                 problems.append(f"{where} ran {script} in {engine_name} with bytes {digest[:12]}, but the tree's "
-                                f"are {sha256_hex((tree / script).read_bytes())[:12]}")
+                                f"are {on_disk[:12]}")
     return problems
 
 

@@ -148,7 +148,6 @@ def verified_findings(project: Project) -> tuple[list[Finding], list[str], set[s
         except (OSError, LinkError) as exc:
             problems.append(f"adapter {path} cannot be read: {exc}")
             continue
-        modules.add(path)
         for finding in module_findings(path, syntax.root_node, source, top_level_values(syntax.root_node, source)):
             findings.setdefault((finding.module, finding.line, finding.identifier), finding)
     return list(findings.values()), problems, modules
@@ -469,5 +468,5 @@ def verdict(project: Project) -> tuple[list[str], str]:
     excused = "; exceptions: " + ", ".join(f"{e.what} in {e.where} ({e.reason})" for e in used) if used else \
         "; no exceptions"
     held = len(adapters(project))
-    return problems, (f"{modules - held} verified modules" + (f" and {count(held, 'adapter')}" if held else "") +
+    return problems, (f"{modules} verified modules" + (f" and {count(held, 'adapter')}" if held else "") +
                       f" read no environment and keep no state between calls{excused}")
