@@ -17,6 +17,7 @@ import platform
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -50,10 +51,15 @@ class WireCase:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "fn": self.fn, "args": list(self.args)}
 
+    @cached_property
+    def ascii_json(self) -> str:
+        """Encoded once, however many engines the case goes to (a fuzz batch goes to five)."""
+        return json.dumps(self.to_json(), ensure_ascii=True)
+
 
 def wire_json(cases: list[WireCase]) -> str:
     """A case list as ASCII-only JSON text, the form every bridge carries unchanged."""
-    return json.dumps([case.to_json() for case in cases], ensure_ascii=True)
+    return "[" + ", ".join(case.ascii_json for case in cases) + "]"
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,11 @@ class Batch:
 
     def add_runner_output(self, ascii_json: str) -> None:
         """Merge one batch-runner result ({id: {"verdict"} | {"error"} | {"timeout"}})."""
-        for case_id, result in json.loads(ascii_json).items():
+        self.add_results(json.loads(ascii_json))
+
+    def add_results(self, results: dict[str, dict[str, str]]) -> None:
+        """Merge a decoded batch-runner result."""
+        for case_id, result in results.items():
             if "verdict" in result:
                 self.verdicts[case_id] = result["verdict"]
             elif "timeout" in result:

@@ -101,14 +101,17 @@ class ChildSession(Session):
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         batch = Batch()
-        if not self._send({"op": "run", "cases": wire_json(cases), "case_timeout_s": case_timeout_s}):
+        # The list follows its header on a line of its own, as every bridge carries it: inside
+        # the header it would be escaped once more here and unescaped again in the worker.
+        if not self._send_lines(json.dumps({"op": "run", "case_timeout_s": case_timeout_s}), wire_json(cases)):
             batch.broken = SessionBroken("crash", f"worker is gone{self._stderr_tail()}", cases[0].id)
             return batch
         # A worker that runs a list at once answers after it all; it stops a hanging case itself
         # and says so. If it still goes silent, the culprit is unknown and the driver isolates it.
         wait = 2 * case_timeout_s + 5 if self.batches else case_timeout_s
+        answered: set[str] = set()
         for case in cases:
-            if case.id in batch.answered():
+            if case.id in answered:
                 continue
             event = self._next_on_cpu(wait) if self.batches else self._next(wait)
             culprit = None if self.batches else case.id
@@ -120,7 +123,13 @@ class ChildSession(Session):
                 code = self._proc.wait()
                 batch.broken = SessionBroken("crash", f"worker exited with code {code}{self._stderr_tail()}", culprit)
                 return batch
-            batch.add_runner_output(event["result"])
+            results = event.get("result")
+            if not isinstance(results, dict):
+                self.kill()
+                batch.broken = SessionBroken("crash", f"the worker answered {str(results)[:100]!r}, not a result object", culprit)
+                return batch
+            batch.add_results(results)
+            answered.update(results)
         return batch
 
     def close(self) -> None:
@@ -149,8 +158,11 @@ class ChildSession(Session):
                 pass
 
     def _send(self, message: dict[str, Any]) -> bool:
+        return self._send_lines(json.dumps(message, ensure_ascii=True))
+
+    def _send_lines(self, *lines: str) -> bool:
         try:
-            self._requests.write(json.dumps(message, ensure_ascii=True) + "\n")
+            self._requests.write("".join(line + "\n" for line in lines))
             self._requests.flush()
             return True
         except (OSError, ValueError):  # the child is gone; its exit is reported by the caller

@@ -1,12 +1,14 @@
 """The child side of ``child.ChildSession``: load the subject once, answer one line per case.
 
 Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", "host", ...job}``, then
-any number of ``{"op": "run", "cases": "<ASCII JSON case list>"}``, then ``{"op": "close"}``. The
-child answers ``{"event": "ready", "hashes", "info"}`` or ``{"event": "start-error",
-"detail"}``, then one ``{"event": "case", "result": "<batch-runner JSON for that case>"}`` per
-case, in order, flushed at once: the parent reads a missing line as "this case hung or crashed".
-A host that runs a whole list at once under its own time limit answers it in one line (the
-parent, told ``batches``, waits for the list, not for each case).
+any number of ``{"op": "run", "case_timeout_s"}``, each followed by a line holding the case list
+(ASCII JSON), then ``{"op": "close"}``. The child answers ``{"event": "ready", "hashes", "info"}``
+or ``{"event": "start-error", "detail"}``, then one ``{"event": "case", "result": {batch-runner
+result for that case}}`` per case, in order, flushed at once: the parent reads a missing line as
+"this case hung or crashed". A host that runs a whole list at once answers it in one line (the
+parent, told ``batches``, waits for the list, not for each case). Lists and results cross as
+the text they are, never as strings inside another JSON text: escaping them again on one side
+to unescape them on the other cost more than a fuzz case's verdict in the faster engines.
 
 ``host`` is the ``package.module:Class`` the kind registry (``project.kinds``) names for the
 engine's kind, so a kind of the user's own runs here as the built-in ones do. The protocol owns
@@ -65,9 +67,9 @@ class Host:
     hashes: dict[str, str]
     info: dict[str, Any]
 
-    def run_cases(self, cases: list[dict], case_timeout_s: float):
+    def run_cases(self, cases_json: str, case_timeout_s: float):
         """One batch-runner result per case, as each is done (the parent reads silence as a hang)."""
-        for case in cases:
+        for case in json.loads(cases_json):
             yield self.run_case(json.dumps([case], ensure_ascii=True))
 
     def run_case(self, case_json: str) -> str:
@@ -85,13 +87,13 @@ class JSHost(Host):
     """What every headless JS engine host shares: link, bind entries, run one case at a time.
 
     A kind supplies ``evaluate(code) -> value`` and ``run_jobs()`` (drain the microtask queue),
-    and ``settle_within`` if it can stop a script at a time limit (then it runs lists at once).
+    and ``settle_within`` if it runs lists at once (under a time limit where it can stop a script).
     The subject arrives already linked (``job["modules"]``, see ``linker.py``), so every engine
     evaluates the same text; the parent hashed the bytes it was made from.
     """
 
     name = "the engine"  # as a stopped case's detail names it
-    stops_scripts = False  # True where the kind implements ``settle_within``: lists run at once
+    runs_lists = False  # True where the kind implements ``settle_within``: lists run at once
 
     def __init__(self, job: dict[str, Any]) -> None:
         self.hashes = job["hashes"]
@@ -129,24 +131,24 @@ class JSHost(Host):
         self.run_jobs()
         return self.evaluate("__extparity_out")
 
-    def run_cases(self, cases: list[dict], case_timeout_s: float):
-        if self.stops_scripts:
-            return self.run_cases_at_once(cases, case_timeout_s)
-        return super().run_cases(cases, case_timeout_s)
+    def run_cases(self, cases_json: str, case_timeout_s: float):
+        if self.runs_lists:
+            return self.run_cases_at_once(cases_json, case_timeout_s)
+        return super().run_cases(cases_json, case_timeout_s)
 
-    def run_cases_at_once(self, cases: list[dict], case_timeout_s: float):
-        """For engines that can stop a script at a time limit: the whole list in one eval under
-        the limit, which saves the per-case evals; if it runs out, each case alone under the
-        limit, so the one that hangs is named and the others still answer. A runaway promise
-        continuation that the engine cannot stop is the parent's kill (``batches``)."""
+    def run_cases_at_once(self, cases_json: str, case_timeout_s: float):
+        """The whole list in one eval (under the limit, where the engine can stop a script),
+        which saves the per-case evals; if it runs out, or a promise never settles, each case
+        alone, so the one that hangs is named and the others still answer. What the engine
+        cannot stop is the parent's kill (``batches``), and the driver then isolates the case."""
         try:
-            out = self.settle_within(json.dumps(cases, ensure_ascii=True), case_timeout_s)
+            out = self.settle_within(cases_json, case_timeout_s)
         except Interrupted:
             out = None
         if out is not None:  # one line for the list: the parent reads it as one batch-runner result
             yield out
             return
-        for case in cases:
+        for case in json.loads(cases_json):
             try:
                 yield self.settle_within(json.dumps([case], ensure_ascii=True), case_timeout_s) or \
                     json.dumps({case["id"]: {"error": "the entry's promise never settled"}}, ensure_ascii=True)
@@ -199,6 +201,10 @@ def main() -> int:
         protocol.write(json.dumps(event, ensure_ascii=True) + "\n")
         protocol.flush()
 
+    def emit_result(result: str) -> None:  # already ASCII JSON: embedded as it is
+        protocol.write('{"event": "case", "result": ' + result + "}\n")
+        protocol.flush()
+
     host = None
     for line in requests:
         message = json.loads(line)
@@ -213,9 +219,11 @@ def main() -> int:
                 emit(event="start-error", detail=f"{message['kind']} binding is not installed: {exc}")
                 return 0
             emit(event="ready", hashes=host.hashes, info=host.info)
-        elif op == "run" and host is not None:  # the parent opens before it runs
-            for result in host.run_cases(json.loads(message["cases"]), float(message["case_timeout_s"])):
-                emit(event="case", result=result)
+        elif op == "run":
+            cases_json = requests.readline().rstrip("\n")
+            if host is not None:  # the parent opens before it runs
+                for result in host.run_cases(cases_json, float(message["case_timeout_s"])):
+                    emit_result(result)
         elif op == "close":
             break
     if host is not None:

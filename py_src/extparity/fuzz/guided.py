@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import random
 import sys
 import tokenize
@@ -93,10 +94,11 @@ class ReferenceCoverage:
 
             return step
 
+        cases_json = json.dumps([{"id": case.id, "fn": case.fn, "args": list(case.fields.values())}], ensure_ascii=True)
         previous = sys.gettrace()
         sys.settrace(enter)
         try:
-            list(self.host.run_cases([{"id": case.id, "fn": case.fn, "args": list(case.fields.values())}], 0))
+            list(self.host.run_cases(cases_json, 0))
         finally:
             sys.settrace(previous)
         return reached

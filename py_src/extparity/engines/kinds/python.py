@@ -101,9 +101,9 @@ class PythonHost(Host):
                        for path, base in sorted(files.items())}
         self.info: dict[str, Any] = host_versions()  # this worker's interpreter: the one that ran the reference
 
-    def run_cases(self, cases: list[dict], case_timeout_s: float):
+    def run_cases(self, cases_json: str, case_timeout_s: float):
         """One line per case, as every host answers, without encoding each case again to decode it."""
-        for case in cases:
+        for case in json.loads(cases_json):
             yield json.dumps({case["id"]: self._result(case)}, ensure_ascii=True)
 
     def run_case(self, case_json: str) -> str:

@@ -36,7 +36,7 @@ class QuickJSEngine(JSChildEngine):
 class QuickJSHost(JSHost):
     MEMORY_LIMIT = 512 * 1024 * 1024
     name = "QuickJS"
-    stops_scripts = True
+    runs_lists = True
 
     def start(self, options: dict[str, Any]) -> None:
         import quickjs

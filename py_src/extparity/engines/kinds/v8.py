@@ -32,7 +32,7 @@ class V8Engine(JSChildEngine):
 
 class V8Host(JSHost):
     name = "V8"
-    stops_scripts = True
+    runs_lists = True
 
     def start(self, options: dict[str, Any]) -> None:
         from py_mini_racer import MiniRacer
