@@ -568,6 +568,39 @@ def test_runs_give_the_spans_of_one_by_one(text):
         assert fast_spans == slow_spans
 
 
+def nested(levels: int, inner: str = "1") -> str:
+    """`levels` containers around `inner`, objects and arrays in turn, a string with brackets and
+    escaped quotes in every object so that counting must leave strings out."""
+    text = inner
+    for k in range(levels):
+        text = f'{{"s\\"[{{": "]}}\\\\", "v{k}": {text}}}' if k % 2 else f"[0, {text}]"
+    return text
+
+
+M = jc.MAX_DEPTH
+DEEP = [  # (text, the exact reader's refusal or None)
+    (nested(M - 1), None), (nested(M), None), (nested(M + 1), "too-deep"), (nested(M + 4), "too-deep"),
+    (f"[[1], {nested(M)}]", "too-deep"),  # the deep branch is not the first
+    (f"[{nested(M - 1)}, {nested(M + 2)}]", "too-deep"),  # the second branch is the one past the limit
+    ('{"a": 1, "b": ' + nested(M) + "}", "too-deep"),
+    ('{"a": 1, "b": ' + nested(M) + ', "a": 2}', "too-deep"),  # a duplicate key after the depth
+    ('{"a": 1, "a": 2, "b": ' + nested(M) + "}", "duplicate-key"),  # ... and before it
+    ("[" + nested(M) + ", 1e999]", "too-deep"),  # a number out of range after it
+    ("[1e999, " + nested(M) + "]", "number-out-of-range"),  # ... and before it
+    ("[" * M + "]" * M, None), ("[" * (M + 1) + "]" * (M + 1), "too-deep"), ("[" * 300 + "]" * 300, "too-deep"),
+]
+
+
+@pytest.mark.parametrize(("text", "refusal"), DEEP, ids=[f"{len(t)}-units-{r}" for t, r in DEEP])
+def test_deep_values_read_as_one_by_one(text, refusal):
+    """Where the C reader accepts a value but for its depth, the shortcut places too-deep where
+    the exact reader does (it used to decline, and the exact reader then tried each level again)."""
+    units = jc.to_units(text)
+    fast, slow = jc.parse_strict(units, 0, len(units)), read_one_by_one(units)
+    assert (slow.reason if isinstance(slow, JsonReject) else None) == refusal
+    same_reading(fast, slow)
+
+
 # ---------------------------------------------------------------- canonical serializer (RFC 8785)
 
 
