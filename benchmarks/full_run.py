@@ -15,6 +15,7 @@ times on a shared 2-core machine move from run to run:
 * peak RSS of the harness process and of its largest child.
 
     .venv/bin/python benchmarks/full_run.py [--repeat 3] [--sizes 2000,10000,50000]   (--sizes "": the ratios only)
+    .venv/bin/python benchmarks/cpu_by_process.py -- .venv/bin/python benchmarks/full_run.py --floor-once
 
 Every configured engine is what `make parity` runs (`extparity run` with no --engines): with the
 gate's message adapters configured, that includes the two message-path engines, which share
@@ -152,7 +153,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sizes", default="2000,10000,50000", help='case counts for cases/s; "" for none')
+    parser.add_argument("--floor-once", action="store_true",
+                        help="only start the two browsers as the floor does, once (for cpu_by_process.py)")
     args = parser.parse_args()
+    if args.floor_once:
+        print(f"floor {floor_seconds():.2f} s")
+        return
     cases = load_corpus(PROJECT.corpus, PROJECT.entries, base=PROJECT.root).cases
     every = list(PROJECT.engines)
     floors, fives, alls = [], [], []
