@@ -34,6 +34,29 @@ def repair(case_id: str, raw: str) -> WireCase:
     return WireCase(case_id, "repair", (raw,))
 
 
+def spec_quoted(text: str) -> str:
+    """SPEC.md section 3's escaping of a string, unit by unit, as a Python string (a surrogate
+    pair as its code point, which is how json.loads hands back the pair an engine wrote)."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    units = [int.from_bytes(data[k:k + 2], "little") for k in range(0, len(data), 2)]
+    short = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
+    out, k = ['"'], 0
+    while k < len(units):
+        unit = units[k]
+        if 0xD800 <= unit <= 0xDBFF and k + 1 < len(units) and 0xDC00 <= units[k + 1] <= 0xDFFF:
+            out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (units[k + 1] - 0xDC00)))
+            k += 2
+            continue
+        out.append(short.get(unit) or (f"\\u{unit:04x}" if unit < 0x20 or 0xD800 <= unit <= 0xDFFF else chr(unit)))
+        k += 1
+    return "".join(out) + '"'
+
+
+# Every UTF-16 unit in order (U+DBFF U+DC00 among them, the one pair), then each surrogate alone
+# between letters and a pair the wrong way round: the subject's canonical writer leaves strings
+# to the engine's JSON.stringify, so every engine must escape them as SPEC.md section 3 says.
+EVERY_UNIT = "".join(map(chr, range(0x10000))) + "a\ud800b\udfffc\ude00\ud83dd"
+
 # Inputs that break naive bridges: lone surrogate, NUL, U+2028, an astral char (2 code units).
 CASES = [
     parse("lone-surrogate", "a\ud800b", ["f"]),
@@ -44,6 +67,7 @@ CASES = [
     repair("repair-empty", ""),
     parse("throws", "THROW"),
     repair("__proto__", "abc"),
+    parse("every-unit", EVERY_UNIT),
 ]
 EXPECTED = {
     # JSON.stringify escapes lone surrogates and NUL, keeps U+2028 and astral chars raw.
@@ -54,6 +78,7 @@ EXPECTED = {
     "repair-astral": "3",  # UTF-16 length
     "repair-empty": "0",
     "__proto__": "3",
+    "every-unit": '{"calls":[],"echo":' + spec_quoted(EVERY_UNIT) + "}",
 }
 
 
@@ -103,7 +128,7 @@ def test_a_module_that_differs_between_trees_has_different_hashes(engine_runs):
 def test_timings_are_reported(engine_runs):
     _, _, run, _, _ = engine_runs
     assert run.timings["startup_s"] > 0 and run.timings["sessions"] == 1
-    assert len(run.timings["chunks_s"]) == 3  # 8 cases in chunks of 3
+    assert len(run.timings["chunks_s"]) == 3  # 9 cases in chunks of 3
 
 
 @pytest.mark.parametrize("kind", KINDS)
