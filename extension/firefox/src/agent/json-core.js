@@ -645,23 +645,20 @@ export function quotedMask(u) {
 
 // RFC 8785 (JCS) text of a value.
 export function canonical(value) {
-  return emit(value, "");
+  return emit(value, "", { count: 0, texts: null });
 }
 
 // text + the RFC 8785 text of value. The text grows as one string passed along, not as pieces
 // pushed to an array and joined at the end: V8 joins a verdict's hundred thousand short pieces
 // (a long array of numbers) about three times slower than it appends them, QuickJS about as
-// fast. Strings are written by the engine's JSON.stringify, which SPEC.md section 3 names as
-// the rule (ES2019's well-formed escaping) and every engine the harness runs follows on every
-// unit (tests/test_engines_js.py): a loop over the units here, as the twin had, cost QuickJS
-// about 250 ns a unit, three times the verdict's parse on a one-call response. Numbers are
-// not the engine's (formatNumber), nor is the key order (sorted here, where JSON.stringify
-// would put integer-like keys first).
-function emit(value, text) {
+// fast. `strings` counts the strings written so far, and past a few holds their texts (quote).
+// Numbers are not the engine's (formatNumber), nor is the key order (sorted here, where
+// JSON.stringify would put integer-like keys first).
+function emit(value, text, strings) {
   if (value === null) return text + "null";
   if (value === true) return text + "true";
   if (value === false) return text + "false";
-  if (typeof value === "string") return text + JSON.stringify(value);
+  if (typeof value === "string") return text + quote(value, strings);
   if (typeof value === "number") return text + formatNumber(value);
   if (Array.isArray(value)) {
     text += "[";
@@ -670,7 +667,7 @@ function emit(value, text) {
       const item = value[k];
       // A number, the commonest element of long arrays, is written here: no call to emit and
       // none of its tests for other kinds of value.
-      text = typeof item === "number" ? text + formatNumber(item) : emit(item, text);
+      text = typeof item === "number" ? text + formatNumber(item) : emit(item, text, strings);
     }
     return text + "]";
   }
@@ -678,10 +675,34 @@ function emit(value, text) {
   const keys = Object.keys(value).sort();
   for (let k = 0; k < keys.length; k += 1) {
     if (k) text += ",";
-    text += JSON.stringify(keys[k]) + ":";
-    text = emit(value[keys[k]], text);
+    text += quote(keys[k], strings) + ":";
+    text = emit(value[keys[k]], text, strings);
   }
   return text + "}";
+}
+
+// Strings written by the canonical text before a Map of their texts is made.
+const STRINGS_BEFORE_MAP = 64;
+
+// The JSON text of a string: the engine's JSON.stringify, whose escaping SPEC.md section 3 names
+// as the rule and every engine the harness runs follows on every unit (tests/test_engines_js.py).
+// A loop over the units here cost QuickJS about 250 ns a unit, three times the parse of a one-call
+// response. A verdict that holds many strings repeats a few (keys, formats, tool names, an
+// array's items), and past the first few a Map of the texts written so far answers them: in V8 a
+// lookup costs a third of a JSON.stringify call, while for the few strings of most verdicts making
+// the Map cost QuickJS more than it saved.
+function quote(u, strings) {
+  if (strings.texts === null) {
+    strings.count += 1;
+    if (strings.count <= STRINGS_BEFORE_MAP) return JSON.stringify(u);
+    strings.texts = new Map();
+  }
+  let text = strings.texts.get(u);
+  if (text === undefined) {
+    text = JSON.stringify(u);
+    strings.texts.set(u, text);
+  }
+  return text;
 }
 
 // ECMAScript Number::toString for a finite number, computed here rather than by the engine:
