@@ -93,7 +93,7 @@ class JSHost(Host):
     """
 
     name = "the engine"  # as a stopped case's detail names it
-    runs_lists = False  # True where the kind implements ``settle_within``: lists run at once
+    runs_lists = False  # True where lists run at once (``settle_within``), not one case per settle
 
     def __init__(self, job: dict[str, Any]) -> None:
         self.hashes = job["hashes"]
@@ -118,11 +118,16 @@ class JSHost(Host):
             raise EngineStartError(self.describe_error(exc)) from None
 
     def run_case(self, case_json: str) -> str:
-        out = self.settle(f"__extparity_runBatch(__extparity_entries, {json.dumps(case_json)})")
-        if not isinstance(out, str):  # an adapter awaiting something that never settles
+        out = self.run_batch(case_json)
+        if out is None:  # an adapter awaiting something that never settles
             case_id = json.loads(case_json)[0]["id"]
             return json.dumps({case_id: {"error": "the entry's promise never settled"}}, ensure_ascii=True)
-        return str(out)
+        return out
+
+    def run_batch(self, cases_json: str) -> str | None:
+        """The batch runner's output for ``cases_json``, or None if its promise never settled."""
+        out = self.settle(batch_call(cases_json))
+        return str(out) if isinstance(out, str) else None
 
     def settle(self, expression: str) -> Any:
         """The value a promise-valued expression settles to (None if it never does)."""
@@ -157,9 +162,10 @@ class JSHost(Host):
                                  ensure_ascii=True)
 
     def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
-        """The batch runner's output for ``cases_json``, or None if its promise never settled;
-        raises ``Interrupted`` when the time limit stopped it."""
-        raise NotImplementedError
+        """``run_batch`` under the time limit where the kind can stop a script (then it raises
+        ``Interrupted`` when the limit stopped it); here without one: only the parent's kill
+        stops a hang."""
+        return self.run_batch(cases_json)
 
     def start(self, options: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -178,6 +184,11 @@ class JSHost(Host):
         """The engine's own message, on one line (bindings spread it over several)."""
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         return " | ".join(lines[:3])[:1000] if lines else type(exc).__name__
+
+
+def batch_call(cases_json: str) -> str:
+    """The expression that runs a case list through the batch runner (a promise of its output)."""
+    return f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})"
 
 
 def _host(target: str):

@@ -7,7 +7,6 @@ on browser-only globals. The binding has no module loader, so the tree is linked
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..base import host_versions, package_version
@@ -67,14 +66,13 @@ class QuickJSHost(JSHost):
 
         self.ctx.set_time_limit(timeout_s)
         try:
-            out = self.settle(f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})")
+            return self.run_batch(cases_json)
         except quickjs.JSException as exc:
             if str(exc).startswith("InternalError: interrupted"):
                 raise Interrupted from None
             raise
         finally:
             self.ctx.set_time_limit(-1)
-        return str(out) if isinstance(out, str) else None
 
     def run_jobs(self) -> None:
         while self.ctx.execute_pending_job():

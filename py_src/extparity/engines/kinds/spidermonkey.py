@@ -35,7 +35,7 @@ NON_STANDARD = ["console", "atob", "btoa", "setTimeout", "clearTimeout", "setImm
 
 class SpiderMonkeyEngine(JSChildEngine):
     kind = "spidermonkey"
-    batches = True  # one settle per list (SpiderMonkeyHost.settle_within), stopped by the parent's kill
+    batches = True  # one settle per list (JSHost.settle_within), stopped by the parent's kill
     # Over a long fuzz campaign the pythonmonkey worker's heap keeps growing (680 MB after
     # 230,000 cases) and its cases slow down: 80,000 cases ran at 1,120/s in one worker and at
     # 1,620/s with a fresh worker every 20,000 (`extparity fuzz --engines spidermonkey-firefox`).
@@ -48,7 +48,7 @@ class SpiderMonkeyEngine(JSChildEngine):
 
 
 class SpiderMonkeyHost(JSHost):
-    runs_lists = True
+    runs_lists = True  # with JSHost's settle_within, which sets no time limit
 
     def start(self, options: dict[str, Any]) -> None:
         limit = int(options.get("memory_limit", MEMORY_LIMIT))
@@ -70,11 +70,6 @@ class SpiderMonkeyHost(JSHost):
             return await self.pm.eval(expression)
 
         return self.loop.run_until_complete(settled())
-
-    def settle_within(self, cases_json: str, timeout_s: float) -> str | None:
-        """No time limit here: nothing stops SpiderMonkey but the parent's kill."""
-        out = self.settle(f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})")
-        return str(out) if isinstance(out, str) else None
 
     def close(self) -> None:
         self.loop.close()

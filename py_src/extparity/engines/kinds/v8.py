@@ -10,12 +10,11 @@ the worker.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..base import host_versions, package_version
 from ..child import JSChildEngine
-from ..worker import Interrupted, JSHost
+from ..worker import Interrupted, JSHost, batch_call
 
 MEMORY_LIMIT = 512 * 1024 * 1024
 
@@ -55,8 +54,7 @@ class V8Host(JSHost):
 
         try:
             self.evaluate("globalThis.__extparity_out = null;"
-                          f"__extparity_runBatch(__extparity_entries, {json.dumps(cases_json)})"
-                          ".then(function (r) { __extparity_out = r; });", timeout_s)
+                          f"{batch_call(cases_json)}.then(function (r) {{ __extparity_out = r; }});", timeout_s)
         except JSTimeoutException:
             raise Interrupted from None
         out = self.evaluate("__extparity_out")
