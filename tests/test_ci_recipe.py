@@ -123,12 +123,12 @@ def test_the_gate_is_compared_with_the_last_releases_result_which_tags_that_pass
     fetch = next(i for i, run in enumerate(runs) if "gh release download" in run)
     assert "--pattern gate.json --dir previous" in runs[fetch]
     gate = runs.index(step("gate", "gate")["run"])
-    assert "--baseline previous/gate.json --acknowledged gate/acknowledged.json" in runs[gate] and fetch < gate
+    assert "--baseline previous/gate.json --acknowledged policy/acknowledged.json" in runs[gate] and fetch < gate
     publish = next(i for i, run in enumerate(runs) if "gh release upload" in run)
     assert "out/gate.json" in runs[publish] and gate < publish
     assert steps("gate")[publish]["if"] == "success() && startsWith(github.ref, 'refs/tags/v')"
     assert "gh" in runs[next(i for i, run in enumerate(runs) if "apt-get install" in run)].split()
-    assert (ROOT / "gate" / "acknowledged.json").read_text() == "[]\n"
+    assert (ROOT / "policy" / "acknowledged.json").read_text() == "[]\n"
 
 
 def test_the_readme_links_the_recipe():
@@ -162,7 +162,7 @@ def headless_copy(root: Path) -> Path:
     """The project with the headless engines and a corpus of a few files, in ``root``."""
     import tomllib
 
-    for folder in ("extension", "gate", "fuzz"):  # fuzz/: the grammar plugin the fuzz check loads
+    for folder in ("extension", "adapters", "policy"):  # adapters/: the message adapters and the grammar plugin the fuzz check loads
         shutil.copytree(ROOT / folder, root / folder)
     for rel in CORPUS:
         (root / "corpus" / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -51,7 +51,7 @@ def extparity(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def project_copy(root: Path, bug: str | None = None) -> Path:
     """The bundled project, copied; with ``bug`` planted in the Firefox tree's json-core.js."""
-    for name in ("extension", "fixtures", "gate", "fuzz"):
+    for name in ("extension", "fixtures", "adapters", "policy"):
         shutil.copytree(ROOT / name, root / name)
     shutil.copytree(ROOT / "py_src" / "toolcalls", root / "py_src" / "toolcalls")
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
@@ -146,11 +146,11 @@ def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_p
 
 def test_a_generator_that_raises_is_named_with_its_case_and_bad_options_are_usage_errors(tmp_path):
     project = project_copy(tmp_path / "project")
-    (project / "fuzz" / "broken.py").write_text(
+    (project / "adapters" / "broken.py").write_text(
         "def explode(rng, target):\n    raise ValueError('no grammar today')\n\nGENERATORS = {'explode': explode}\n")
     pyproject = project / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
-    pyproject.write_text(text.replace('plugins = ["fuzz/toolcalls.py"]', 'plugins = ["fuzz/toolcalls.py", "fuzz/broken.py"]')
+    pyproject.write_text(text.replace('plugins = ["adapters/fuzz_grammar.py"]', 'plugins = ["adapters/fuzz_grammar.py", "adapters/broken.py"]')
                          .replace('repair = [', 'repair = ["explode", ', 1), encoding="utf-8")
     done = fuzz("--seed", "3", "--cases", "50", "--engines", "python", "--entry", "repair", cwd=project)
     assert done.returncode == 1

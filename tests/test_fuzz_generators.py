@@ -26,7 +26,7 @@ PROJECT = load_project(ROOT / "pyproject.toml")
 CORPUS = load_corpus([ROOT / "fixtures"], PROJECT.entries, base=ROOT)
 TARGETS = {name: FuzzTarget(name, entry, tuple(case.fields for case in CORPUS.cases if case.fn == name))
            for name, entry in PROJECT.entries.items()}
-PLUGIN = load_plugin("fuzz/toolcalls.py", ROOT)
+PLUGIN = load_plugin("adapters/fuzz_grammar.py", ROOT)
 ALL = {**BUILTIN, **PLUGIN}
 REPAIR_STATUSES = {"valid", "repaired", "rejected"}  # SPEC 6
 PARSE_FORMATS = {"array", "tagged", "tagged-call", "xml", "fenced", "bare", "bare-call"}  # SPEC 5.11

@@ -92,7 +92,7 @@ class Copy:
         without, the copy's gate runs the engines once, as the checks it tests need."""
         self.root = root
         shutil.copytree(ROOT / "extension", root / "extension")
-        shutil.copytree(ROOT / "gate", root / "gate")
+        shutil.copytree(ROOT / "adapters", root / "adapters")
         table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
         table["engines"] = {name: spec for name, spec in table["engines"].items() if name in engines}
         table["engines"]["python"]["path"] = str(ROOT / "py_src")
@@ -437,7 +437,7 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"minimum_cases": {"parse": 0}}, "minimum_cases.parse: expected a whole number of at least 1"),
     ({"minimum_cases": {"nope": 5}}, "minimum_cases: no entry named 'nope'"),
     ({"glue": "background.js"}, "glue: expected a list of non-empty strings"),
-    ({"messages": {"parse": "gate/messages/parse.js"}}, "need a message adapter for every entry; none for repair"),
+    ({"messages": {"parse": "adapters/messages/parse.js"}}, "need a message adapter for every entry; none for repair"),
     ({"web_ext": {"allow": []}}, "web_ext: missing key 'command'"),
     ({"colour": "red"}, "unknown key 'colour'"),
     ({"purity": [{"identifier": "Date.now", "module": "src/a.js"}]}, "purity[0]: missing key 'reason'"),
@@ -670,7 +670,7 @@ def add_a_covered_drift(copy):
 
 
 def change_adapter(copy):
-    path = copy.root / "gate/messages/parse.js"
+    path = copy.root / "adapters/messages/parse.js"
     path.write_text(path.read_text() + "// reformatted\n")
 
 
@@ -701,8 +701,8 @@ ENTRY_SHA = r"\(entry sha256 [0-9a-f]{12}(?: -> [0-9a-f]{12})?\)"
      re.compile(rf"not acknowledged: known deviation parse-not-allowed: reason changed {ENTRY_SHA}")),
     (add_a_covered_drift, re.compile(rf"not acknowledged: known deviation parse-run-shell: added for "
                                      rf"chromium-background {ENTRY_SHA}")),
-    (change_adapter, re.compile(r"not acknowledged: adapter message:parse: gate/messages/parse\.js \(sha256 "
-                                r"([0-9a-f]{12})\) -> gate/messages/parse\.js \(sha256 (?!\1)[0-9a-f]{12}\)")),
+    (change_adapter, re.compile(r"not acknowledged: adapter message:parse: adapters/messages/parse\.js \(sha256 "
+                                r"([0-9a-f]{12})\) -> adapters/messages/parse\.js \(sha256 (?!\1)[0-9a-f]{12}\)")),
     (gate_setting("minimum_cases", {"parse": 1, "repair": 2}), "not acknowledged: minimum_cases.parse: lowered from 3 to 1"),
     (gate_setting("glue", ["inspector.html"]), "not acknowledged: [tool.extparity.gate].glue: added inspector.html"),
     (gate_setting("manifest_keys", ["background", "browser_specific_settings", "permissions"]),
@@ -1181,7 +1181,7 @@ def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_ga
     copy = Copy(tmp_path)
     skip_allowlist_when('typeof Deno === "undefined"')(copy)
     lax_background(copy)
-    (copy.root / "gate/messages/parse.js").write_text(CHEATING_ADAPTER)
+    (copy.root / "adapters/messages/parse.js").write_text(CHEATING_ADAPTER)
     outcome = copy.gate()
     assert outcome.code == 1
     assert outcome.failing() == {"purity", "entry points", "parity"}, outcome.out
@@ -1209,7 +1209,7 @@ def test_a_message_adapter_that_tells_the_replay_by_its_arguments_still_fails_en
     another case's real arguments, which nothing tells from a case's."""
     copy = Copy(tmp_path)
     lax_background(copy)
-    (copy.root / "gate/messages/parse.js").write_text(MARKER_AWARE_ADAPTER)
+    (copy.root / "adapters/messages/parse.js").write_text(MARKER_AWARE_ADAPTER)
     outcome = copy.gate()
     assert outcome.code == 1
     assert outcome.failing() == {"entry points", "parity"}, outcome.out
@@ -1233,11 +1233,11 @@ def test_a_message_adapter_that_remembers_its_answers_fails_purity(tmp_path):
     case, so the replay check agrees and every engine agrees: only its state gives it away."""
     copy = Copy(tmp_path)
     lax_background(copy)
-    (copy.root / "gate/messages/parse.js").write_text(REMEMBERING_ADAPTER)
+    (copy.root / "adapters/messages/parse.js").write_text(REMEMBERING_ADAPTER)
     outcome = copy.gate()
     assert outcome.code == 1
     assert outcome.failing() == {"purity"}, outcome.out
-    assert outcome.reason("purity") == ("gate/messages/parse.js:5: answered: module-level mutable state: a function "
+    assert outcome.reason("purity") == ("adapters/messages/parse.js:5: answered: module-level mutable state: a function "
                                         "mutates this top-level value (calls .set(); declared at line 1)")
 
 

@@ -120,7 +120,7 @@ def another_verdict_for_everyone(document):
     (drop_cell, "no cell for chromium"),
     (other_module_hash, "module src/agent/json-core.js: its hashes in the result are not the artifacts' bytes"),
     (no_tree_digests, "it records no tree digests"),
-    (other_adapter, "adapter message:parse: not the bytes on disk (gate/messages/parse.js)"),
+    (other_adapter, "adapter message:parse: not the bytes on disk (adapters/messages/parse.js)"),
     (another_verdict_for_everyone, "is 'pass' in the result but 'unexpected' judged here"),
 ])
 def test_a_result_from_another_configuration_or_corpus_is_refused_in_one_line(project, edit, words):

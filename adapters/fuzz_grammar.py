@@ -1,6 +1,6 @@
 """Fuzz generators that know the bundled subject's grammar (SPEC.md), for `extparity fuzz`.
 
-Harness-side, like the message adapters in gate/messages/: it describes the tool-call parser's
+Harness-side, like the message adapters in adapters/messages/: it describes the tool-call parser's
 input language from the contract, not from the implementation, so it imports neither `toolcalls`
 nor the harness config. The generic BUILTIN generators mutate the corpus; these build inputs
 the corpus cannot reach by mutation: whole responses in every SPEC format, argument texts for
