@@ -131,8 +131,9 @@ def test_the_gate_is_compared_with_the_last_releases_result_which_tags_that_pass
     assert (ROOT / "policy" / "acknowledged.json").read_text() == "[]\n"
 
 
-def test_the_readme_links_the_recipe():
+def test_the_readme_and_the_ci_doc_link_the_recipe():
     assert "(docs/ci-gate.yml)" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(ci-gate.yml)" in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ actionlint

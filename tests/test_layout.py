@@ -90,9 +90,9 @@ def test_the_check_sees_a_circle():
 
 
 def readme_rooms() -> list[str]:
-    """The folders of the README's Architecture table, in its order."""
-    text = (PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8")
-    section = text.partition("\n### Architecture\n")[2].partition("\n#")[0]
+    """The folders of the Architecture table (docs/architecture.md), in its order."""
+    text = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.partition("\n## Architecture\n")[2].partition("\n#")[0]
     return [line.split("`")[1].rstrip("/") for line in section.splitlines() if line.startswith("| `")]
 
 
