@@ -1,4 +1,4 @@
-# The README's commands: `make parity` (set up, run the full parity suite), `make gate` (set up,
+# The README's set-up commands: `make parity` (set up, run the full parity suite), `make gate` (set up,
 # run the release gate) and `make test`.
 VENV ?= .venv
 PY := $(VENV)/bin/python

@@ -1,4 +1,4 @@
-"""Every JSON result a test produces is checked against the schema the README documents."""
+"""Every JSON result a test produces is checked against the schema docs/reports.md documents."""
 
 from __future__ import annotations
 

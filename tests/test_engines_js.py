@@ -267,9 +267,9 @@ def test_navigator_webdriver_is_false_where_the_browser_allows_it(kind, tmp_path
 
 
 def test_firefox_over_webdriver_bidi_still_shows_navigator_webdriver_to_the_subject(tmp_path):
-    """Documented in the README: no Firefox pref makes it false over BiDi (dom.webdriver.enabled,
+    """Documented in docs/message-path.md: no Firefox pref makes it false over BiDi (dom.webdriver.enabled,
     marionette.enabled and remote.active-protocols were tried); only RDP-only launches have it
-    false. If this starts failing, Firefox changed, and the README must say so."""
+    false. If this starts failing, Firefox changed, and docs/message-path.md must say so."""
     parser = PARSER.replace('if (text === "THROW")', 'if (text === "WEBDRIVER") return canon(navigator.webdriver);\n  if (text === "THROW")')
     engine, _ = engine_for(tmp_path, "firefox", {"src/agent/tool-call-parser.js": parser})
     run = run_engine(engine, [parse("webdriver", "WEBDRIVER")])

@@ -305,5 +305,5 @@ def test_a_message_no_listener_answers_is_named_with_how_to_add_one(tmp_path):
                            "(first one-call: Error: the background sent no reply to {\"type\":\"run-parser\",")
     assert line.endswith(": no runtime.onMessage listener answered it); if the background has no message that runs "
                          "the entry, add one (a runtime.onMessage listener that calls it and replies) and send it from "
-                         "the entry's message adapter ([tool.extparity.gate].messages; README, \"The message path\") "
+                         "the entry's message adapter ([tool.extparity.gate].messages; docs/message-path.md) "
                          "(and 1 more)")

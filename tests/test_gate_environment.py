@@ -25,7 +25,7 @@ BROWSERS = ("chromium", "firefox", "chromium-background", "firefox-background")
 PLANTS = {
     # Intl follows the locale in Chromium's page and service worker, and Firefox's follows its UI
     # language, which the gate can set to German because `make setup` installs the de language
-    # pack (README); QuickJS has no Intl.
+    # pack (docs/message-path.md); QuickJS has no Intl.
     "locale": ('typeof Intl === "undefined" || new Intl.NumberFormat().format(1.5) === "1.5"', ("Intl", "Intl.NumberFormat"),
                BROWSERS),
     "time zone": ("new Date(0).getTimezoneOffset() === 0", ("Date",), ("quickjs-chrome", *BROWSERS)),

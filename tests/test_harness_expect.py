@@ -1,7 +1,7 @@
 """expect.mismatches: how a case's partial expectation is matched against a canonical verdict.
 
 Verdict texts here are written the way the engines return them (canonical JSON), so every rule
-of the README's "expect is partial" paragraph is checked against the shape the runner sees.
+of docs/corpus.md's "expect is partial" paragraph is checked against the shape the runner sees.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def test_an_entry_that_returns_an_object_is_pointed_at_adapters(tmp_path):
     note = result["cases"][0]["notes"]["quickjs-chrome"][0]
     assert note == ('TypeError: entry calls returned object, not a string: give the entry an adapter that returns '
                     'the verdict text ([tool.extparity.entries.calls].adapter, or its message adapter on the message '
-                    'path; README, "Pointing extparity at your own extension", step 3)')
+                    'path; docs/quickstart.md, "Pointing extparity at your own extension", step 3)')
     # the engine itself ran to the end: its own state is said apart from its cases'
     assert "quickjs-chrome: 0 verdicts, 4 cases that threw, timed out or crashed in " in stderr
     assert "; engine ran to the end" in stderr

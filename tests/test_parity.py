@@ -3,7 +3,7 @@
 `extparity = true` in this repository's `[tool.pytest.ini_options]` makes `pytest` collect
 `pyproject.toml::ENGINE::CASE` for every engine and case, and the run-level checks
 (`pyproject.toml::modules`, `::corpus`, `::known-deviations`, `::engine[NAME]`), all judged by
-one `extparity run` of the session (see README "The pytest plugin"). So `pytest -k firefox`,
+one `extparity run` of the session (see docs/pytest-plugin.md). So `pytest -k firefox`,
 `pytest -k narration` and `pytest pyproject.toml --extparity-engines python,chromium` select
 what a user expects, and a browser that is missing fails its items, never skips them.
 

@@ -1,4 +1,4 @@
-// Message adapter of the `parse` entry for `extparity gate` (see README, "The release gate").
+// Message adapter of the `parse` entry for `extparity gate` (see docs/message-path.md).
 //
 // The extension's background answers {type: "parseToolCalls", text, allowed} with
 // {verdict: "<canonical text>"}, the text every other engine gives, so the message path is

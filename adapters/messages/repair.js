@@ -1,4 +1,4 @@
-// Message adapter of the `repair` entry for `extparity gate` (see README, "The release gate").
+// Message adapter of the `repair` entry for `extparity gate` (see docs/message-path.md).
 //
 // The extension's background answers {type: "repairArguments", raw} with
 // {verdict: "<canonical text>"}; a refused message ({error: ...}) is written with the subject's

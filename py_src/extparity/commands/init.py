@@ -1,7 +1,7 @@
 """`extparity init`: a first `[tool.extparity]` table for an extension, from its two trees.
 
-Why: writing the table by hand means reading the harness's README end to end before the first
-run. The trees already say most of it: which ES modules both browsers ship byte for byte (the
+Why: writing the table by hand means reading the harness's quickstart end to end before the
+first run. The trees already say most of it: which ES modules both browsers ship byte for byte (the
 candidates for entries, with their parameters as the case fields), which files and manifest keys
 differ on purpose (the gate's glue, from the same code as `gate --suggest`) and what the verified
 modules read of their environment (the purity check's findings). What only the team knows is
@@ -146,7 +146,7 @@ def starter_case(name: str, export: Export) -> dict:
 
 
 def base_table(base: Path, trees: dict[str, Path], entries: dict[str, Export]) -> str:
-    lines = ["# Written by `extparity init`; see extparity's README, \"Pointing extparity at your own extension\".",
+    lines = ["# Written by `extparity init`; see extparity's docs/quickstart.md, \"Pointing extparity at your own extension\".",
              "[tool.extparity]", f"corpus = [{json.dumps(CORPUS)}]", "", "[tool.extparity.trees]"]
     lines += [f"{name} = {json.dumps(_relative(tree, base))}" for name, tree in trees.items()]
     for name, export in entries.items():

@@ -308,8 +308,7 @@ def artifacts_check(tested: Project, built: list[packing.Artifact], problems: li
 
 ADD_A_LISTENER = ("if the background has no message that runs the entry, add one (a runtime.onMessage listener "
                   "that calls it and replies)")
-SEND_IT = ("and send it from the entry's message adapter ([tool.extparity.gate].messages; README, "
-           "\"The message path\")")
+SEND_IT = "and send it from the entry's message adapter ([tool.extparity.gate].messages; docs/message-path.md)"
 
 
 def entry_points_check(tested: Project, result: RunResult, browsers: dict[str, set[str]]) -> Check:

@@ -37,7 +37,7 @@
       throw new TypeError("entry " + fn + " returned " + (verdict === null ? "null" : typeof verdict) +
                           ", not a string: give the entry an adapter that returns the verdict text (" +
                           "[tool.extparity.entries." + fn + "].adapter, or its message adapter on the message " +
-                          "path; README, \"Pointing extparity at your own extension\", step 3)");
+                          "path; docs/quickstart.md, \"Pointing extparity at your own extension\", step 3)");
     }
     return { verdict: verdict };
   }

@@ -294,7 +294,7 @@ class ChromiumEngine(BrowserEngine):
             launch.close()
 
     def environment_reach(self, environment) -> dict[str, str]:
-        """Verified on Chromium 156 with Playwright 1.64 (README, "The release gate"). A remote
+        """Verified on Chromium 156 with Playwright 1.64 (docs/message-path.md, "Second environments"). A remote
         browser (``endpoint``) was started by someone else: nothing here reaches it."""
         if self.options.get("endpoint"):
             return {}

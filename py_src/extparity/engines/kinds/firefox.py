@@ -181,7 +181,7 @@ class FirefoxEngine(BrowserEngine):
             launch.close()
 
     def environment_reach(self, environment) -> dict[str, str]:
-        """Verified on Firefox ESR 153 over BiDi (README, "The release gate"): Playwright's clock,
+        """Verified on Firefox ESR 153 over BiDi (docs/message-path.md, "Second environments"): Playwright's clock,
         locale and time zone cannot reach an add-on's background there, so the environment is
         the browser's prefs and process environment, and the harness's sentinel for the rest."""
         reach = {
