@@ -1,6 +1,6 @@
 """Make docs/coverage.png: the HTML report's coverage view of a real run of the bundled project.
 
-Why a script: the picture in the README should be the page extparity writes from Chromium's own
+Why a script: the picture in docs/reports.md should be the page extparity writes from Chromium's own
 block coverage, not a mock-up. It runs the bundled corpus through the reference and Chromium
 (page and service worker) with `--coverage`, renders the report from the saved result and the
 coverage file with `extparity report` (the path a CI artifact takes), opens it in Debian's

@@ -1,6 +1,6 @@
 """Make docs/report.png: the HTML report of a real run with one divergence planted on purpose.
 
-Why a script: the picture in the README should be the report extparity writes, of engines
+Why a script: the picture in docs/reports.md should be the report extparity writes, of engines
 really running, not a mock-up. It copies both extension trees to a temporary folder, removes
 one parsing rule from the Firefox twin only (the comma allowance after a bare call), runs the
 bundled corpus through the reference and three headless JS engines (only one of them loads the
