@@ -89,6 +89,7 @@ def run(
     *,
     engines: Sequence[str] | None = None,
     corpus: Sequence[str | Path] | None = None,
+    cases: Sequence[Case] | None = None,
     shard: tuple[int, int] | None = None,
     case_timeout_s: float = 10.0,
     budget_s: float = 600.0,
@@ -101,21 +102,22 @@ def run(
     """Run the corpus through the engines and judge it, exactly as `extparity run` does.
 
     ``engines`` are configured engine names (default: all, in config order; an unknown name
-    raises ``SelectionError``); ``corpus`` replaces the configured corpus; ``shard`` is
-    ``(K, N)`` of `--shard K/N`. Corpus problems are reported through ``log`` before any engine
-    starts, then kept in the result (they fail it). Engines that fail do not raise: their
-    cases are cells without a verdict and their status says why."""
+    raises ``SelectionError``); ``corpus`` replaces the configured corpus; ``cases`` runs these
+    cases instead of any corpus, with no known deviation applied (inputs of `extparity diff`);
+    ``shard`` is ``(K, N)`` of `--shard K/N`. Corpus problems are reported through ``log``
+    before any engine starts, then kept in the result (they fail it). Engines that fail do not
+    raise: their cases are cells without a verdict and their status says why."""
     say = log or (lambda line: None)
     names = select_engines(project, None if engines is None else ",".join(engines))
-    loaded = load_corpus(project, corpus)
+    loaded = load_corpus(project, corpus) if cases is None else Corpus(cases=list(cases))
     problems = [str(problem) for problem in loaded.problems]
     for problem in problems:
         say(f"corpus: {problem}")
-    cases = [case for case in loaded.cases if shard is None or in_shard(case.id, shard)]
-    result = run_parity(project, cases, names, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
-                        deviation_cases=None if corpus else {case.id for case in loaded.cases},
-                        controller=controller, progress=progress or (lambda engine, done, total: None), log=say,
-                        instrument=instrument)
+    chosen = [case for case in loaded.cases if shard is None or in_shard(case.id, shard)]
+    deviation_cases = None if corpus or cases is not None else {case.id for case in loaded.cases}
+    result = run_parity(project, chosen, names, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
+                        deviation_cases=deviation_cases, controller=controller,
+                        progress=progress or (lambda engine, done, total: None), log=say, instrument=instrument)
     result.extra_problems += [f"corpus: {problem}" for problem in problems]
     document = build.json_result(result, project, loaded.files, problems, loaded.tags)
     return Run(project, loaded, result, document)
