@@ -1,6 +1,6 @@
 """What the second environments add to the release gate's time, side by side.
 
-The bundled project's gate (``run_gate``, as `extparity gate` runs it: artifacts, web-ext lint,
+The bundled project's gate (``api.gate``, as `extparity gate` runs it: artifacts, web-ext lint,
 every configured engine, every check) with its configured environments and with none
 (``environments = []``), alternately in one invocation, so both see the same machine. Reported:
 each variant's median wall time, the difference and the ratio, and that both gates passed.
@@ -15,16 +15,15 @@ import statistics
 import time
 from dataclasses import replace
 
-from extparity.corpus.cases import load_corpus
-from extparity.gate.checks import run_gate
+from extparity import api
 from extparity.project.config import load_project
 from extparity.project.environments import expand
 
 
-def timed_gate(project, corpus) -> tuple[float, bool]:
+def timed_gate(project) -> tuple[float, bool]:
     started = time.perf_counter()
-    result = run_gate(project, corpus)
-    return time.perf_counter() - started, result.ok
+    gated = api.gate(project)
+    return time.perf_counter() - started, gated.ok
 
 
 def main() -> None:
@@ -32,13 +31,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     project = load_project()
-    corpus = load_corpus(project.corpus, project.entries, base=project.root)
+    corpus = api.load_corpus(project)
     variants = {"one environment": replace(project, gate=replace(project.gate, environments=())), "with environments": project}
     times: dict[str, list[float]] = {name: [] for name in variants}
     passed = True
     for _ in range(args.repeat):
         for name, variant in variants.items():
-            wall, ok = timed_gate(variant, corpus)
+            wall, ok = timed_gate(variant)
             times[name].append(wall)
             passed &= ok
     environments = ", ".join(e.name for e in expand(project.gate.environments, project.trees)) or "none"

@@ -12,7 +12,7 @@ from extparity.coverage.blocks import ModuleBlocks, Take, counts_at, uncovered
 from extparity.coverage.merge import merge
 from extparity.coverage.record import module_entry
 from extparity.coverage.sources import Function, Source, line_starts
-from extparity.gate import coverage
+from extparity.gate.checks import coverage
 from extparity.project.config import GateConfig, Project, Unreachable
 
 TEXT = "function f(x) {\n  if (x) {\n    return 1;\n  }\n  return 2;\n}\n"
@@ -67,30 +67,30 @@ def project(**gate) -> Project:
 
 
 def test_an_unrun_block_fails_in_one_line_naming_module_and_line():
-    problems, _ = coverage.verdict(project(), document(run_if_body=False))
+    problems, _ = coverage.judge(project(), document(run_if_body=False))
     assert problems == ["m.js:3: no case runs this block (return 1;); " + coverage.FIX]
 
 
 def test_a_listed_block_passes_and_the_listing_goes_stale_once_a_case_runs_it():
     listed = project(unreachable=(Unreachable("m.js", 2, 4, "a reason"),))
-    problems, line = coverage.verdict(listed, document(run_if_body=False))
+    problems, line = coverage.judge(listed, document(run_if_body=False))
     assert problems == [] and "unreachable by config: 1 range with a reason (m.js 1)" in line
-    assert coverage.verdict(listed, document(run_if_body=True))[0] == [
+    assert coverage.judge(listed, document(run_if_body=True))[0] == [
         "unreachable m.js:2-4: stale, cases run these lines now: remove it"]
 
 
 def test_a_floor_below_100_counts_unrun_blocks_until_the_rate_falls_below_it():
-    problems, line = coverage.verdict(project(block_coverage_floor=50), document(run_if_body=False))
+    problems, line = coverage.judge(project(block_coverage_floor=50), document(run_if_body=False))
     assert problems == [] and "1 range not run, allowed by block_coverage_floor 50%" in line
-    assert coverage.verdict(project(block_coverage_floor=90), document(run_if_body=False))[0][0].startswith("m.js:3:")
+    assert coverage.judge(project(block_coverage_floor=90), document(run_if_body=False))[0][0].startswith("m.js:3:")
 
 
 def test_the_reference_floor_and_a_coverage_of_other_bytes_or_fewer_cases_fail():
     with_reference = document(run_if_body=True) | {"reference": {"engine": "python", "files": {}, "branches": 10,
                                                                  "branches_run": 8}}
-    assert coverage.verdict(project(reference_branch_floor=90), with_reference)[0] == [
+    assert coverage.judge(project(reference_branch_floor=90), with_reference)[0] == [
         "reference python: 80.0% of its branches ran, below the floor of 90% ([tool.extparity.gate].reference_branch_floor)"]
-    problems, _ = coverage.verdict(project(), document(run_if_body=True), cases=3, hashes={"m.js": {"1" * 64}})
+    problems, _ = coverage.judge(project(), document(run_if_body=True), cases=3, hashes={"m.js": {"1" * 64}})
     assert problems == ["chromium: its coverage saw 2 of 3 cases (a shard's coverage file missing?)",
                         "m.js: its coverage is of other bytes (000000000000) than the engines ran"]
 
@@ -108,5 +108,5 @@ def test_uncovered_neighbours_join_over_what_is_no_code():
 def test_a_listing_inside_a_wider_unrun_range_is_not_stale_and_excuses_nothing():
     wider = document(run_if_body=False)
     wider["modules"]["m.js"]["uncovered"] = [{"start": 0, "end": F[1], "lines": [1, 6], "source": "function f(x) {"}]
-    problems, _ = coverage.verdict(project(unreachable=(Unreachable("m.js", 2, 4, "a reason"),)), wider)
+    problems, _ = coverage.judge(project(unreachable=(Unreachable("m.js", 2, 4, "a reason"),)), wider)
     assert problems == ["m.js:1-6: no case runs this block (function f(x) {); " + coverage.FIX]

@@ -166,6 +166,21 @@ class Copy:
         return {p.name: p.read_bytes() for p in sorted((self.root / "dist").iterdir()) if p.is_file()}
 
 
+def only_check(project, name: str, **options):
+    """One check of the gate on ``project``, run alone as `gate --only NAME` runs it."""
+    from extparity import api
+
+    checks = api.gate(project, only=name, **options).result.checks
+    assert [check.name for check in checks] == [name]
+    return checks[0]
+
+
+def only(copy: "Copy", name: str, **options):
+    from extparity.project.config import load_project
+
+    return only_check(load_project(copy.config), name, **options)
+
+
 class Outcome:
     def __init__(self, code: int, out: str, err: str, document: dict | None):
         self.code, self.out, self.err, self.json = code, out, err, document
@@ -539,17 +554,8 @@ def unpack_with_a_drifted_byte(monkeypatch) -> None:
 
 
 def artifacts_check(copy: Copy):
-    """The gate's artifacts check on a copy, without the engines: the same build and comparison."""
-    from extparity.gate import checks
-    from extparity.project.config import load_project
-
-    project = load_project(copy.config)
-    working = project.gate.dist / checks.UNPACKED
-    try:
-        built, problems, _ = checks.build_artifacts(project, checks.browsers_by_tree(project), working)
-    finally:
-        shutil.rmtree(working, ignore_errors=True)
-    return checks.artifacts_check(project, built, problems)
+    """The gate's artifacts check on a copy, alone: the artifacts are built, no engine starts."""
+    return only(copy, "artifacts")
 
 
 DISK = "on a case-insensitive or normalising disk (macOS, Windows) they are one file, and the one unpacked last wins"
@@ -614,20 +620,15 @@ def release(twice):
 
 
 def policy_check(copy: Copy, baseline: Path, acknowledged: list | str | None = None):
-    """The gate's policy check on a copy against ``baseline``, without the engines."""
-    from extparity.corpus.cases import load_corpus
-    from extparity.gate import acknowledgements, checks, policy
-    from extparity.project.config import load_project
+    """The gate's policy check on a copy against ``baseline``, alone: no engine starts."""
+    from extparity.gate import acknowledgements, policy
 
-    project = load_project(copy.config)
-    corpus = load_corpus(list(project.corpus), project.entries, base=project.root)
     acks = None
     if acknowledged is not None:
         path = copy.root / "acks.json"
         path.write_text(acknowledged if isinstance(acknowledged, str) else json.dumps(acknowledged))
         acks = acknowledgements.load(path)
-    return checks.check("policy", *policy.judge(policy.record(project, corpus), [c.id for c in corpus.cases],
-                                               policy.load_baseline(baseline), acks))
+    return only(copy, "policy", baseline=policy.load_baseline(baseline), acknowledged=acks)
 
 
 def drop_engine(name):
@@ -846,15 +847,12 @@ def test_an_acknowledged_policy_change_passes_the_gate_against_the_last_release(
 # ------------------------------------------------------------------ policy over the shipped code, before any engine starts
 #
 # Each scenario below breaks one copy in one way and asserts the one line its check fails with.
-# The check is the function the gate runs (gate.checks.STATIC_POLICY), called on the copy's config,
-# so no browser starts; test_a_verified_module_that_reads_the_clock_fails_the_gate_before_the_engines_agree
-# shows one of them inside a whole gate run.
+# The check runs alone, as `gate --only NAME` runs it (static: no browser starts);
+# test_a_verified_module_that_reads_the_clock_fails_the_gate_before_the_engines_agree shows one of
+# them inside a whole gate run.
 
 def policy(copy: Copy, name: str):
-    from extparity.gate.checks import STATIC_POLICY, check
-    from extparity.project.config import load_project
-
-    return check(name, *STATIC_POLICY[name](load_project(copy.config)))
+    return only(copy, name)
 
 
 def rule_line() -> int:
@@ -974,11 +972,11 @@ def test_a_purity_exception_covers_its_identifier_and_a_stale_one_fails(tmp_path
 
 
 def test_the_shaped_extension_needs_exactly_its_two_exceptions_for_time_based_call_ids(tmp_path):
-    from extparity.gate.purity import verdict
     from extparity.project.config import load_project
 
     shaped = ROOT / "tests/extensions/shaped"
-    problems, line = verdict(load_project(shaped / "pyproject.toml"))
+    result = only_check(load_project(shaped / "pyproject.toml"), "purity")
+    problems, line = result.problems, result.line
     assert problems == []
     assert line == ("3 verified modules and 1 adapter read no environment and keep no state between calls; exceptions: Date.now in "
                     "lib/parser/ids.js (fresh call ids, dropped by the adapter), Math.random in lib/parser/ids.js "
@@ -1304,11 +1302,11 @@ def test_a_rule_that_fires_only_on_a_character_sequence_no_case_contains_fails_t
 
 
 def test_a_gate_that_cannot_read_coverage_fails_in_one_line(tmp_path):
-    from extparity.gate import coverage
+    from extparity.gate.checks import coverage
     from extparity.project.config import load_project
 
     project = load_project(Copy(tmp_path).config)
-    problems, _ = coverage.verdict(project, {"schema": 1, "engines": {}, "modules": {}, "problems": []})
+    problems, _ = coverage.judge(project, {"schema": 1, "engines": {}, "modules": {}, "problems": []})
     assert problems == ["no coverage: no Chromium engine ran (block coverage is read from Chromium's DevTools "
                         "profiler); configure an engine of kind chromium"]
-    assert coverage.verdict(project, None, "gate --results: no coverage")[0] == ["gate --results: no coverage"]
+    assert coverage.judge(project, None, "gate --results: no coverage")[0] == ["gate --results: no coverage"]

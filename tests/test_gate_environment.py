@@ -131,7 +131,7 @@ def test_a_shipped_locale_firefox_has_no_language_pack_for_fails_instead_of_pass
     """Without the language pack Firefox stays in English and reads _locales/en, so the
     environment would agree for the wrong reason (on the previous code the plant above passed
     in firefox-background without the pack). A Firefox laid out as Debian installs it."""
-    from extparity.gate.environment import unread_locales
+    from extparity.gate.checks.environment import unread_locales
     from extparity.project.kinds import build_engine
 
     packs = tmp_path / "firefox-esr" / "browser" / "extensions"

@@ -29,6 +29,12 @@ from typing import Any, Callable, Mapping, Sequence
 from .corpus.cases import Case, Corpus, load_corpus as _load_corpus
 from .engines.base import EngineRun
 from .engines.driver import Controller
+from .gate.acknowledgements import Acknowledgements
+from .gate.context import Options as GateOptions
+from .gate.policy import Baseline
+from .gate.registry import Spec as GateCheck
+from .gate.registry import select as select_checks
+from .gate.runner import GateResult, run_gate
 from .project.atomic import write_atomic
 from .project.config import Project, load_project
 from .project.errors import ConfigError
@@ -41,10 +47,10 @@ from .run.judge import CaseResult
 from .run.parity import RunResult, SelectionError, judge_runs, run_parity, select_engines
 
 __all__ = [
-    "Case", "CaseResult", "Change", "Comparison", "ConfigError", "Corpus", "EngineRun", "Project",
-    "ResultDocument", "ResultError", "Run", "RunResult", "SelectionError",
-    "behaviour_changes", "compare", "judge", "load_corpus", "load_project", "read_result", "result_bytes",
-    "run", "write_result",
+    "Case", "CaseResult", "Change", "Comparison", "ConfigError", "Corpus", "EngineRun", "Gate", "GateCheck",
+    "Project", "ResultDocument", "ResultError", "Run", "RunResult", "SelectionError",
+    "behaviour_changes", "compare", "gate", "gate_checks", "judge", "load_corpus", "load_project", "read_result",
+    "result_bytes", "run", "write_result",
 ]
 
 ResultDocument = dict[str, Any]
@@ -83,6 +89,7 @@ def run(
     *,
     engines: Sequence[str] | None = None,
     corpus: Sequence[str | Path] | None = None,
+    cases: Sequence[Case] | None = None,
     shard: tuple[int, int] | None = None,
     case_timeout_s: float = 10.0,
     budget_s: float = 600.0,
@@ -95,24 +102,80 @@ def run(
     """Run the corpus through the engines and judge it, exactly as `extparity run` does.
 
     ``engines`` are configured engine names (default: all, in config order; an unknown name
-    raises ``SelectionError``); ``corpus`` replaces the configured corpus; ``shard`` is
-    ``(K, N)`` of `--shard K/N`. Corpus problems are reported through ``log`` before any engine
-    starts, then kept in the result (they fail it). Engines that fail do not raise: their
-    cases are cells without a verdict and their status says why."""
+    raises ``SelectionError``); ``corpus`` replaces the configured corpus; ``cases`` runs these
+    cases instead of any corpus, with no known deviation applied (inputs of `extparity diff`);
+    ``shard`` is ``(K, N)`` of `--shard K/N`. Corpus problems are reported through ``log``
+    before any engine starts, then kept in the result (they fail it). Engines that fail do not
+    raise: their cases are cells without a verdict and their status says why."""
     say = log or (lambda line: None)
     names = select_engines(project, None if engines is None else ",".join(engines))
-    loaded = load_corpus(project, corpus)
+    loaded = load_corpus(project, corpus) if cases is None else Corpus(cases=list(cases))
     problems = [str(problem) for problem in loaded.problems]
     for problem in problems:
         say(f"corpus: {problem}")
-    cases = [case for case in loaded.cases if shard is None or in_shard(case.id, shard)]
-    result = run_parity(project, cases, names, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
-                        deviation_cases=None if corpus else {case.id for case in loaded.cases},
-                        controller=controller, progress=progress or (lambda engine, done, total: None), log=say,
-                        instrument=instrument)
+    chosen = [case for case in loaded.cases if shard is None or in_shard(case.id, shard)]
+    deviation_cases = None if corpus or cases is not None else {case.id for case in loaded.cases}
+    result = run_parity(project, chosen, names, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
+                        deviation_cases=deviation_cases, controller=controller,
+                        progress=progress or (lambda engine, done, total: None), log=say, instrument=instrument)
     result.extra_problems += [f"corpus: {problem}" for problem in problems]
     document = build.json_result(result, project, loaded.files, problems, loaded.tags)
     return Run(project, loaded, result, document)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One finished release gate: its checks, and its JSON result (a run's, with the gate's section)."""
+
+    corpus: Corpus
+    result: GateResult  # the checks, the engines' run, the artifacts, the applied policy
+    document: ResultDocument  # what `gate --json` writes; ``document["ok"]`` is the release's verdict
+
+    @property
+    def ok(self) -> bool:
+        """Every check of the gate ran and passed: `extparity gate` exits 0 and prints PASSED."""
+        return self.result.ok
+
+
+def gate_checks(only: str | None = None) -> list[GateCheck]:
+    """The gate's checks in order (``gate.registry``); ``only`` (comma-separated names) selects
+    some, as `gate --only` does (a ``ValueError`` names an unknown one)."""
+    return select_checks(only)
+
+
+def gate(
+    project: Project,
+    *,
+    only: str | None = None,
+    corpus: Sequence[str | Path] | None = None,
+    allow_stale: bool = False,
+    baseline: Baseline | None = None,
+    acknowledged: Acknowledgements | None = None,
+    recorded: ResultDocument | None = None,
+    recorded_coverage: dict[str, Any] | None = None,
+    case_timeout_s: float = 10.0,
+    budget_s: float = 600.0,
+    jobs: int | None = None,
+    controller: Controller | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Gate:
+    """The release gate, exactly as `extparity gate` runs it: the checks ``only`` names (all by
+    default; a partial gate is never a release's verdict), over the configured corpus or
+    ``corpus``. ``baseline`` and ``acknowledged`` are policy from outside the change
+    (``gate.policy.load_baseline``, ``gate.acknowledgements.load``); ``recorded`` is a merged
+    shard result judged instead of running the engines (refused with
+    ``gate.recorded.RefusedResult`` unless it is about these bytes)."""
+    checks = select_checks(only)
+    loaded = load_corpus(project, corpus)
+    problems = [str(problem) for problem in loaded.problems]
+    options = GateOptions(allow_stale=allow_stale, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
+                          controller=controller, log=log or (lambda line: None), baseline=baseline,
+                          acknowledged=acknowledged, recorded=recorded, recorded_coverage=recorded_coverage)
+    result = run_gate(project, loaded, checks, options)
+    document = build.json_result(result.run, result.tested, loaded.files, problems)
+    document["ok"] = result.ok
+    document["gate"] = result.section()
+    return Gate(loaded, result, document)
 
 
 def judge(project: Project, cases: list[Case], runs: Mapping[str, EngineRun]) -> list[CaseResult]:

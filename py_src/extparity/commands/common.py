@@ -1,5 +1,5 @@
 """What the commands share: options that select engines and limits, output paths checked before
-any engine starts, atomic writes, and the corpus as the config or --corpus names it."""
+any engine starts, atomic writes. Corpora and runs go through ``extparity.api``, as any tool's."""
 
 from __future__ import annotations
 
@@ -11,15 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..corpus.cases import Corpus, load_corpus
 from ..engines.driver import Controller
 from ..project.atomic import write_atomic
-from ..project.config import Project
 from ..reports import html_report, junit
 from ..reports.annotations import github as github_annotations
-from ..reports.progress import Progress
 from ..results import repro
-from ..run.parity import RunResult, run_parity
 
 
 class UsageError(Exception):
@@ -64,12 +60,6 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
                         help="seconds each engine may spend in all (default 600)")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="engines running at once (default: all selected)")
-
-
-def load(args, project: Project) -> tuple[Corpus, list[str]]:
-    paths = [Path(p) for p in args.corpus] if getattr(args, "corpus", None) else list(project.corpus)
-    corpus = load_corpus(paths, project.entries, base=project.root)
-    return corpus, [str(problem) for problem in corpus.problems]
 
 
 def check_output(path: str | Stdout | None) -> Path | Stdout | None:
@@ -159,15 +149,3 @@ def write(path: Path | Stdout | None, text: str) -> str | None:
 def controller() -> Controller:
     """One per command: on SIGINT/SIGTERM every engine it started stops first."""
     return Controller()
-
-
-def run(project: Project, cases, engines: list[str], args, quiet: bool = False, **extra) -> RunResult:
-    """Run parity with the command's limits, progress on stderr (``quiet``: no log lines);
-    on SIGINT/SIGTERM every engine stops first."""
-    bars = Progress(sys.stderr, engines)
-    try:
-        return run_parity(project, cases, engines, case_timeout_s=args.case_timeout, budget_s=args.timeout,
-                          jobs=args.jobs, controller=controller(), progress=bars.update,
-                          log=(lambda line: None) if quiet else bars.log, **extra)
-    finally:
-        bars.finish()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .. import api
 from ..corpus.cases import PARITY_ONLY, Case
 from ..project.config import load_project
 from ..project.words import count
-from .common import add_corpus_option, load
+from .common import add_corpus_option
 
 
 def add_parser(commands) -> None:
@@ -23,7 +24,8 @@ def add_parser(commands) -> None:
 
 def lint_main(args) -> int:
     project = load_project(args.config)
-    corpus, problems = load(args, project)
+    corpus = api.load_corpus(project, args.corpus)
+    problems = [str(problem) for problem in corpus.problems]
     for problem in problems:
         print(problem)
     print(f"{count(len(corpus.cases), 'case')} in {count(len(corpus.files), 'file')}, {count(len(problems), 'problem')}")
@@ -32,7 +34,8 @@ def lint_main(args) -> int:
 
 def stats_main(args) -> int:
     project = load_project(args.config)
-    corpus, problems = load(args, project)
+    corpus = api.load_corpus(project, args.corpus)
+    problems = [str(problem) for problem in corpus.problems]
     by_group = Counter(case.group for case in corpus.cases)
     by_outcome = Counter(outcome(case) for case in corpus.cases)
     by_tag = Counter(tag for case in corpus.cases for tag in case.tags)

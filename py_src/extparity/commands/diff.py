@@ -15,12 +15,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from .. import api
 from ..corpus.cases import PARITY_ONLY, Case
 from ..project.config import load_project
-from ..results import build, verdict_diff
+from ..reports.progress import Progress
+from ..results import verdict_diff
 from ..results.read import judged_against, verdicts
 from ..run.parity import select_engines
-from .common import UsageError, add_engine_options, load, run, stderr
+from .common import UsageError, add_engine_options, controller, stderr
 
 
 def add_parser(commands) -> None:
@@ -50,8 +52,13 @@ def main(args) -> int:
     if args.each_line and not (args.text_file or args.raw_file):
         raise UsageError("--each-line reads --text-file or --raw-file")
     cases = _cases(project, args)
-    result = run(project, cases, engines, args, quiet=True)
-    document = build.json_result(result, project, [], [])
+    bars = Progress(sys.stderr, engines)
+    try:
+        outcome = api.run(project, engines=engines, cases=cases, case_timeout_s=args.case_timeout,
+                          budget_s=args.timeout, jobs=args.jobs, controller=controller(), progress=bars.update)
+    finally:
+        bars.finish()
+    result, document = outcome.result, outcome.document
     if len(cases) == 1 and not args.corpus and not args.each_line:
         return _one(document, result, engines)
     return _many(document, result, args.left)
@@ -70,7 +77,8 @@ def _engines(project, args) -> list[str]:
 
 def _cases(project, args) -> list[Case]:
     if args.corpus:
-        corpus, problems = load(args, project)
+        corpus = api.load_corpus(project, args.corpus)
+        problems = [str(problem) for problem in corpus.problems]
         for problem in problems:
             stderr(f"corpus: {problem}")
         if problems:

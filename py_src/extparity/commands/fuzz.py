@@ -7,6 +7,7 @@ import json
 import random
 from pathlib import Path
 
+from .. import api
 from ..fuzz.campaign import (FUZZ_TAG, Campaign, CaseFactory, FuzzOptions, corpus_lines, findings_path,
                              seed_cases)
 from ..engines.base import EngineStartError
@@ -14,7 +15,7 @@ from ..fuzz.generators import GeneratorError
 from ..fuzz.guided import GuidedFactory, guided_factory
 from ..project.config import load_project
 from ..run.parity import select_engines
-from .common import UsageError, add_corpus_option, check_output, controller, load, print_failures, stderr, write
+from .common import UsageError, add_corpus_option, check_output, controller, print_failures, stderr, write
 
 FUZZ_TAG_TEXT = "found by `extparity fuzz` and minimised; the case asserts that every engine agrees"
 
@@ -63,7 +64,8 @@ def main(args) -> int:
     options = FuzzOptions(seed=seed, cases=args.cases, seconds=seconds, start=args.start, batch=args.batch,
                           max_findings=args.max_findings, shrink_seconds=args.shrink_seconds,
                           case_timeout_s=args.case_timeout, entries=_entries(args.entry))
-    corpus, problems = load(args, project)
+    corpus = api.load_corpus(project, args.corpus)
+    problems = [str(problem) for problem in corpus.problems]
     if problems:
         raise UsageError(f"the corpus the generators start from has {len(problems)} bad line(s); first: {problems[0]}")
     try:

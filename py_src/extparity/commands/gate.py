@@ -1,4 +1,5 @@
-"""`extparity gate`: the release gate over the whole shipped extension (see ``extparity.gate.checks``)."""
+"""`extparity gate`: the release gate over the whole shipped extension (``extparity.gate.runner``; its
+checks are ``extparity.gate.registry``)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,16 @@ from pathlib import Path
 from ..coverage.merge import CoverageMergeError
 from ..coverage.merge import merge as merge_coverage
 from ..coverage.record import dumps as coverage_dumps
+from .. import api
 from ..gate import acknowledgements, policy
-from ..gate.checks import run_gate
-from ..gate.suggest import suggest
 from ..gate.recorded import RefusedResult
+from ..gate.registry import UnknownCheck
+from ..gate.suggest import suggest
 from ..project.config import load_project
+from ..project.words import count
 from ..reports import summary
 from ..results import build, read
-from .common import UsageError, add_limit_options, check_output, controller, load, stderr, write
+from .common import UsageError, add_limit_options, check_output, controller, stderr, write
 
 
 def add_parser(commands) -> None:
@@ -38,6 +41,11 @@ def add_parser(commands) -> None:
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     parser.add_argument("--coverage", metavar="PATH",
                         help="write the coverage the coverage check judged (JSON, as `run --coverage`)")
+    parser.add_argument("--only", metavar="CHECK,...",
+                        help="run only these checks (names as --list-checks prints them, or their modules): "
+                             "artifacts and engines start only if one of them needs them; never a release verdict")
+    parser.add_argument("--list-checks", action="store_true",
+                        help="print every check, in order, with what it needs, reads and fails on; run nothing")
     parser.add_argument("--suggest", action="store_true",
                         help="run nothing: print the glue and manifest_keys the trees need, each with the reason found")
     parser.set_defaults(handler=main)
@@ -57,28 +65,32 @@ def policy_inputs(args) -> tuple[policy.Baseline | None, acknowledgements.Acknow
 
 
 def main(args) -> int:
-    """Exit 0 when every check passes, 1 when any fails (each says why on one line), 2 on a
-    usage or config error found before anything ran."""
+    """Exit 0 when every selected check passes, 1 when any fails (each says why on one line), 2 on
+    a usage or config error found before anything ran."""
+    if args.list_checks:
+        return list_checks()
     project = load_project(args.config)
     if args.suggest:
         return print_suggestion(project)
+    try:
+        api.gate_checks(args.only)
+    except UnknownCheck as error:
+        raise UsageError(str(error)) from None
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings", "coverage")}
     baseline, acknowledged = policy_inputs(args)
     recorded = _recorded(args.results)
     recorded_coverage = _recorded_coverage(args.coverage_from, recorded is not None)
-    corpus, problems = load(args, project)
     try:
-        gate = run_gate(project, corpus, allow_stale=args.allow_stale, case_timeout_s=args.case_timeout,
-                        budget_s=args.timeout, jobs=args.jobs, controller=controller(), log=stderr,
-                        baseline=baseline, acknowledged=acknowledged, recorded=recorded,
-                        recorded_coverage=recorded_coverage)
+        gated = api.gate(project, only=args.only, allow_stale=args.allow_stale, baseline=baseline,
+                         acknowledged=acknowledged, recorded=recorded, recorded_coverage=recorded_coverage,
+                         case_timeout_s=args.case_timeout, budget_s=args.timeout, jobs=args.jobs,
+                         controller=controller(), log=stderr)
     except RefusedResult as error:
         stderr(f"extparity: gate --results {args.results}: refused: {error}")
         return 1
-    print(summary.summary_table(gate.run))
-    document = build.json_result(gate.run, gate.tested, corpus.files, problems)
-    document["ok"] = gate.ok
-    document["gate"] = gate.section()
+    gate, document = gated.result, gated.document
+    if gate.run.engines:
+        print(summary.summary_table(gate.run))
     write_errors = [e for e in (
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(gate.run)),
@@ -94,11 +106,33 @@ def main(args) -> int:
     print()
     for line in [c.text() for c in gate.checks] + [f"FAIL reports: {e}" for e in write_errors]:
         print(line)
+    ran = len(gate.checks)
     if failed or write_errors:
         names = ", ".join([c.name for c in failed] + ["reports"] * bool(write_errors))
-        print(f"\ngate FAILED: {len(failed) + bool(write_errors)} of {len(gate.checks)} checks ({names})")
+        print(f"\ngate FAILED: {len(failed) + bool(write_errors)} of {ran} checks ({names})"
+              + (f"; {partial(gate)}" if gate.not_run else ""))
         return 1
-    print(f"\ngate PASSED: all {len(gate.checks)} checks")
+    if gate.not_run:
+        print(f"\ngate PARTIAL: the {count(ran, 'check')} run passed; {partial(gate)}")
+        return 0
+    print(f"\ngate PASSED: all {ran} checks")
+    return 0
+
+
+def partial(gate) -> str:
+    """What a gate that ran only some checks says instead of PASSED: it is no release's verdict."""
+    return (f"{count(len(gate.not_run), 'check')} not run ({', '.join(gate.not_run)}): "
+            f"not a release verdict (--only)")
+
+
+def list_checks() -> int:
+    """`gate --list-checks`: every check in the gate's order, what it costs, what it reads, what fails it."""
+    checks = api.gate_checks()
+    width = max(len(spec.name) for spec in checks)
+    for spec in checks:
+        print(f"{spec.name:<{width}}  needs: {spec.describes()}")
+        print(f"{'':<{width}}  fails when: {spec.doc}")
+        print(f"{'':<{width}}  reads: {spec.config}")
     return 0
 
 

@@ -16,7 +16,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from ..gate.purity import verified_findings
+from ..gate.checks.purity import verified_findings
 from ..gate.suggest import suggest
 from ..project.atomic import write_atomic
 from ..project.config import load_project

@@ -221,6 +221,9 @@ def load_baseline(path: Path | str) -> Baseline:
     if not (isinstance(policy, dict) and all(key in policy for key in keys)):
         raise BaselineError(f"{path}: records no gate policy (gate.policy): it must be the --json of "
                             f"`extparity gate` from the last release")
+    if document["gate"].get("not_run"):
+        raise BaselineError(f"{path}: a partial gate (--only; not run: {', '.join(document['gate']['not_run'])}) "
+                            f"is no release's result: pass the --json of the last release's whole gate")
     return Baseline(Path(path).name, policy, [case["id"] for case in document["cases"]], document.get("ok") is True)
 
 

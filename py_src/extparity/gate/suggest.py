@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..project.config import Project
 from ..subject import tree_checks
 from ..subject.linker import LinkError, import_closure, normalize_path
-from .scripts import shipped_scripts
+from .checks.scripts import shipped_scripts
 
 # Top-level manifest keys that differ between browsers by their nature, and why.
 KEY_REASONS = {

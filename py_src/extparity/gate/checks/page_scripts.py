@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..project.config import Project, declares_content_scripts
-from ..project.hashing import sha256_hex
-from ..project.kinds import build_engine, records_page_scripts
-from ..project.words import count
-from ..subject import tree_checks
-from ..subject.linker import LinkError, import_closure, normalize_path
+from ...project.config import Project, declares_content_scripts
+from ...project.hashing import sha256_hex
+from ...project.kinds import build_engine, records_page_scripts
+from ...project.words import count
+from ...subject import tree_checks
+from ...subject.linker import LinkError, import_closure, normalize_path
+from ..context import Gate
+from ..registry import ARTIFACTS, BROWSERS, Spec
 from .scripts import shipped_pages, shipped_scripts
 
 BACKGROUND_PAGE = "manifest.json background.page"
@@ -81,7 +83,7 @@ def tree_problems(project: Project, tree_name: str, engine_name: str, seen: dict
     return problems
 
 
-def verdict(project: Project) -> tuple[list[str], str]:
+def judge(project: Project) -> tuple[list[str], str]:
     """The gate's page scripts check: its problems, and the line it says when there are none."""
     problems: list[str] = []
     said: list[str] = []
@@ -116,3 +118,12 @@ def verdict(project: Project) -> tuple[list[str], str]:
             said.append(f"{tree_name}: {opened} in {engine_name}, {count(len(ran), *engine.PAGE_SCRIPTS_SEEN)}, "
                         f"all accounted for")
     return problems, "; ".join(said) or "no tree ships a page or a content script"
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    return judge(gate.tested)
+
+
+CHECK = Spec("page scripts", "a page or content-script tab, opened in a browser, runs a script the scripts check did "
+             "not account for, or other bytes than the tree's", "[tool.extparity.gate].glue_scripts", verdict,
+             needs=(ARTIFACTS,), starts=(BROWSERS,))

@@ -16,13 +16,15 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from ..corpus.cases import Corpus
-from ..engines.driver import Controller
-from ..fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, seed_cases
-from ..fuzz.generators import GeneratorError
-from ..project.config import Project
-from ..project.kinds import IN_BROWSER, kind_of
-from ..project.words import count
+from ...corpus.cases import Corpus
+from ...engines.driver import Controller
+from ...fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, seed_cases
+from ...fuzz.generators import GeneratorError
+from ...project.config import Project
+from ...project.kinds import IN_BROWSER, kind_of
+from ...project.words import count
+from ..context import Gate
+from ..registry import ARTIFACTS, HEADLESS, Spec
 
 WHERE = "[tool.extparity.gate].fuzz"
 SHRINK_SECONDS = 30.0  # one finding fails the gate; its line needs to be small, not 1-minimal at any cost
@@ -33,8 +35,8 @@ def headless_engines(project: Project) -> list[str]:
     return [name for name, spec in project.engines.items() if kind_of(spec.kind).runs != IN_BROWSER]
 
 
-def verdict(project: Project, corpus: Corpus, controller: Controller | None = None,
-            log: Callable[[str], None] = lambda line: None) -> tuple[list[str], str]:
+def judge(project: Project, corpus: Corpus, controller: Controller | None = None,
+          log: Callable[[str], None] = lambda line: None) -> tuple[list[str], str]:
     """The problems of the gate's fuzz campaign, and the line it passes with."""
     budget = project.gate.fuzz
     if budget.cases == 0:
@@ -65,3 +67,11 @@ def verdict(project: Project, corpus: Corpus, controller: Controller | None = No
     return problems, (f"{budget.cases:,} generated cases of seed {budget.seed}, seeded from the corpus, through "
                       f"{', '.join(engines)}: no divergence, engine error or reference exception "
                       f"(cap {budget.seconds:g}s)")
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    return judge(gate.tested, gate.corpus, gate.options.controller, gate.options.log)
+
+
+CHECK = Spec("fuzz", "the fixed-seed campaign through the headless engines finds a divergence, or the time cap "
+             "cuts it short", WHERE, verdict, needs=(ARTIFACTS,), starts=(HEADLESS,))

@@ -46,10 +46,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..project.config import Declared, Project
-from ..project.words import count
-from ..subject.linker import LinkError, parse_source, parsed_modules, resolve_specifier, walk
-from .scopes import Reference, line, resolve, text
+from ...project.config import Declared, Project
+from ...project.words import count
+from ...subject.linker import LinkError, parse_source, parsed_modules, resolve_specifier, walk
+from ..context import Gate
+from ..registry import Spec
+from ..scopes import Reference, line, resolve, text
 
 # Deterministic intrinsics that read no environment (ECMA-262 global object properties).
 INTRINSICS = {
@@ -462,11 +464,16 @@ def _mutated_container(node, source: bytes) -> str | None:
     return None
 
 
-def verdict(project: Project) -> tuple[list[str], str]:
+def verdict(gate: Gate) -> tuple[list[str], str]:
     """The gate's purity check: its problems, and the line it says when there are none."""
+    project = gate.project
     problems, modules, used = purity_problems(project)
     excused = "; exceptions: " + ", ".join(f"{e.what} in {e.where} ({e.reason})" for e in used) if used else \
         "; no exceptions"
     held = len(adapters(project))
     return problems, (f"{modules} verified modules" + (f" and {count(held, 'adapter')}" if held else "") +
                       f" read no environment and keep no state between calls{excused}")
+
+
+CHECK = Spec("purity", "a verified module or adapter reads the environment or keeps state between calls",
+             "[tool.extparity.gate].purity", verdict)

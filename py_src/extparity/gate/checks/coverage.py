@@ -10,13 +10,15 @@ engine, or a merged result that carries none) the check fails: it cannot say the
 
 from __future__ import annotations
 
-from ..project.config import Project, Unreachable
-from ..project.words import count
+from ...project.config import Project, Unreachable
+from ...project.words import count
+from ..context import Gate
+from ..registry import ENGINES, Spec
 
 FIX = "add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable with a reason"
 
 
-def verdict(project: Project, document: dict | None, missing: str = "", cases: int | None = None,
+def judge(project: Project, document: dict | None, missing: str = "", cases: int | None = None,
             hashes: dict[str, set[str]] | None = None) -> tuple[list[str], str]:
     """Problems and the passing line. ``cases``: how many cases the coverage must have seen in each
     engine; ``hashes``: module -> the SHA-256 the engines ran (a recorded document must match)."""
@@ -91,3 +93,29 @@ def verdict(project: Project, document: dict | None, missing: str = "", cases: i
             f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
             f"{', '.join(engines)}; unreachable by config: {excused or 'none'}{below}{ref_line}")
     return problems, line
+
+
+RECORDED_WITHOUT = ("gate --results: no coverage given; pass the shards' files (run --shard K/N --coverage PATH) "
+                    "with --coverage-from")
+
+
+def prepare(gate: Gate) -> None:
+    """The engines' run records its coverage (Chromium's block coverage, the reference's
+    branches); a merged result brings the shards' coverage instead."""
+    from ...coverage.record import Recorder
+
+    if gate.options.recorded is None:
+        gate.recorder = Recorder(gate.tested)
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    gate.coverage = (gate.recorder.document(gate.result) if gate.recorder is not None
+                     else gate.options.recorded_coverage)
+    ran = {path: set(by_tree.values()) for path, by_tree in gate.result.disk_hashes.items()}
+    return judge(gate.tested, gate.coverage, RECORDED_WITHOUT, cases=len(gate.corpus.cases), hashes=ran)
+
+
+CHECK = Spec("coverage", "a block of the verified modules no case ran (and not listed as unreachable), a stale "
+             "listing, or the reference's branches under their floor",
+             "[tool.extparity.gate].unreachable, block_coverage_floor, reference_branch_floor, [tool.extparity.coverage]",
+             verdict, needs=(ENGINES,), prepare=prepare)

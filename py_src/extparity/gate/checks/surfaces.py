@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..project.config import Declared, Project
-from ..subject import tree_checks
-from ..subject.linker import LinkError, parse_source
-from .scopes import line, text
+from ...project.config import Declared, Project
+from ...subject import tree_checks
+from ...subject.linker import LinkError, parse_source
+from ..context import Gate
+from ..registry import Spec
+from ..scopes import line, text
 from .scripts import shipped_scripts
 
 LISTENERS = ("onMessageExternal", "onConnectExternal")
@@ -88,8 +90,13 @@ def declared_text(declared: tuple[Declared, ...]) -> str:
     return ", ".join(f"{d.what}{' in ' + d.where if d.where else ''}" for d in declared)
 
 
-def verdict(project: Project) -> tuple[list[str], str]:
+def verdict(gate: Gate) -> tuple[list[str], str]:
     """The gate's surfaces check: its problems, and the line it says when there are none."""
+    project = gate.project
     problems, shown = surfaces_problems(project)
     return problems, ("no way in from outside the extension" if not shown else
                       f"declared: {declared_text(project.gate.surfaces)}")
+
+
+CHECK = Spec("surfaces", "a way in from outside the extension (external messages, all-sites content scripts) "
+             "is not declared", CONFIG, verdict)

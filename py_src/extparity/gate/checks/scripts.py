@@ -21,11 +21,13 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..project.config import Declared, Project
-from ..subject import tree_checks
-from ..subject.linker import LinkError, dependencies, import_closure, normalize_path, parse_source, \
+from ...project.config import Declared, Project
+from ...subject import tree_checks
+from ...subject.linker import LinkError, dependencies, import_closure, normalize_path, parse_source, \
     resolve_specifier, string_value
-from .scopes import line, text
+from ..context import Gate
+from ..registry import Spec
+from ..scopes import line, text
 
 PAGES = (".html", ".htm", ".xhtml")
 SCRIPTS = (".js", ".mjs", ".cjs", ".jsm")  # what browsers serve as JavaScript
@@ -319,10 +321,15 @@ def _merged(per_tree: dict[str, list[str]], trees: list[str]) -> list[str]:
             for problem, where in order.items()]
 
 
-def verdict(project: Project) -> tuple[list[str], str]:
+def verdict(gate: Gate) -> tuple[list[str], str]:
     """The gate's scripts check: its problems, and the line it says when there are none."""
+    project = gate.project
     problems, scripts, glue = scripts_problems(project)
     return problems, (f"{scripts} shipped scripts: {scripts - glue} verified, {glue} declared glue "
                       f"({', '.join(d.what for d in project.gate.glue_scripts) or 'none'}); entry exports "
                       f"only imported from verified modules"
                       + (f" but {len(project.gate.imports)} declared in {IMPORTS}" if project.gate.imports else ""))
+
+
+CHECK = Spec("scripts", "a shipped script is neither verified nor declared glue, or imports a non-entry export",
+             f"{GLUE}, {IMPORTS}", verdict)

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..corpus.cases import Corpus
-from ..engines.base import EngineRun
-from ..project.config import Project
-from ..project.environments import SHIPPED, Environment, expand, shipped_locales
-from ..project.kinds import build_engine
-from ..project.words import count
-from ..run.parity import RunResult
+from ...corpus.cases import Corpus
+from ...engines.base import EngineRun
+from ...project.config import Project
+from ...project.environments import SHIPPED, Environment, expand, shipped_locales
+from ...project.kinds import build_engine
+from ...project.words import count
+from ...run.parity import RunResult, run_parity
+from ..context import Gate
+from ..registry import BROWSERS, ENGINES, Spec
 
 SHOWN = 48  # characters of each verdict around the first difference
 
@@ -87,8 +89,8 @@ def compare(environment: Environment, first: RunResult, again: RunResult) -> lis
     return problems
 
 
-def verdict(project: Project, corpus: Corpus, first: RunResult,
-            run: Callable[[Environment, list[str]], RunResult]) -> tuple[list[str], str]:
+def judge(project: Project, corpus: Corpus, first: RunResult,
+          run: Callable[[Environment, list[str]], RunResult]) -> tuple[list[str], str]:
     """Problems and the passing line. ``run(environment, engines)`` runs those engines under it;
     ``first`` is the gate's own run, or with ``gate --results`` the merged shards' recorded run:
     the engines then run here under each second environment and are held to what was recorded."""
@@ -112,3 +114,20 @@ def verdict(project: Project, corpus: Corpus, first: RunResult,
         project.trees) else ""
     return problems, (f"{count(len(first.results), 'case')} gave byte-identical verdicts again under "
                       f"{'; '.join(shown)}{none_shipped}")
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    options, tested, cases = gate.options, gate.tested, gate.corpus.cases
+
+    def again(environment: Environment, names: list[str]) -> RunResult:
+        return run_parity(tested, cases, names, case_timeout_s=options.case_timeout_s, budget_s=options.budget_s,
+                          jobs=options.jobs, controller=options.controller, environment=environment,
+                          log=lambda line: options.log(f"{environment.name}: {line}"),
+                          deviation_cases={case.id for case in cases})
+
+    return judge(tested, gate.corpus, gate.result, again)
+
+
+CHECK = Spec("environment", "a verdict changes when the engines run again under another locale, time zone, date, "
+             "user agent, navigator.webdriver or shipped locale", "[tool.extparity.gate].environments", verdict,
+             needs=(ENGINES,), starts=(BROWSERS,))

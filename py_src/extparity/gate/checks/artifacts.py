@@ -1,0 +1,19 @@
+"""artifacts: one deterministic zip per tree in dist/, never replaced by other bytes, from a
+tree whose names every disk reads alike (``gate.shipped_files``); the engines run on the
+artifacts' bytes (unpacked), each entry compared with the tree and with what ran; dist/ holds
+nothing else. What is uploaded is then what the gate judged."""
+
+from __future__ import annotations
+
+from ..context import Gate
+from ..registry import ARTIFACTS, Spec
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    shown = ", ".join(f"{gate.tested.relative(a.path)} (sha256 {a.sha256[:12]}, {a.files} files)" for a in gate.built)
+    return gate.artifact_problems, f"{shown}; the engines ran on these bytes"
+
+
+CHECK = Spec("artifacts", "an artifact cannot be built, differs from an existing one of its name, holds names disks "
+             "read differently, or dist/ holds something else", "[tool.extparity.gate].dist", verdict,
+             needs=(ARTIFACTS,))

@@ -1,0 +1,54 @@
+"""background: the scripts each background loads are the same in every tree, include the
+verified modules, and are what the browser actually loaded. A per-browser background that
+pointed at a second, laxer parser copy passed every module engine before this check."""
+
+from __future__ import annotations
+
+from ...subject import tree_checks
+from ...subject.linker import LinkError
+from ..context import Gate
+from ..registry import ENGINES, Spec
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    tested, result = gate.tested, gate.result
+    problems = list(result.background_problems)
+    closures: dict[str, set[str]] = {}
+    for tree, kinds in gate.browsers.items():
+        if not kinds:
+            continue
+        manifest, error = tree_checks.load_manifest(tree, tested.trees[tree])
+        try:
+            if manifest is None:
+                raise LinkError(f"{error}")
+            closures[tree] = set(tree_checks.background_closure(tested.trees[tree], manifest))
+        except LinkError as exc:
+            problems.append(f"{tree}: its background cannot be read: {exc}")
+    verified = set(result.disk_hashes)
+    for tree, closure in closures.items():
+        missing = sorted(verified - closure)
+        if missing:
+            problems.append(f"{tree}: its background does not load {', '.join(missing)}, "
+                            f"{'which the engines verified' if len(missing) == 1 else 'modules the engines verified'}")
+    names = list(closures)
+    for other in names[1:]:
+        base = names[0]
+        if closures[other] != closures[base]:
+            problems.append(f"the backgrounds load different scripts: {other} loads "
+                            f"{', '.join(sorted(closures[other] - closures[base])) or 'nothing more'} and {base} "
+                            f"loads {', '.join(sorted(closures[base] - closures[other])) or 'nothing more'} "
+                            f"that the other does not")
+    scripts = sorted(next(iter(closures.values()), set()))
+    loaders = [n for n, s in tested.engines.items() if s.via == "message" and result.runs[n].module_hashes]
+    if not loaders:
+        problems.append("no browser reported the scripts its background loaded (no engine went through the "
+                        "background: see entry points)")
+    lazy = sorted(set().union(*map(set, result.background_on_demand.values())))
+    on_demand = (f"; {', '.join(lazy)} {'is' if len(lazy) == 1 else 'are'} imported only inside a function: "
+                 f"the same in every tree, not required to load at start-up" if lazy else "")
+    return problems, (f"{' and '.join(names)} backgrounds load the same {len(scripts)} scripts ({', '.join(scripts)}), "
+                      f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes{on_demand}")
+
+
+CHECK = Spec("background", "the backgrounds load different scripts, miss a verified module, or loaded other bytes "
+             "than the tree's", "[tool.extparity.gate].messages", verdict, needs=(ENGINES,))

@@ -1,0 +1,17 @@
+"""policy: every tree is loaded by a browser; with a baseline (the last release's gate result),
+no weakening of the gate's own rules that is not acknowledged (``gate.policy``)."""
+
+from __future__ import annotations
+
+from .. import policy
+from ..context import Gate
+from ..registry import Spec
+
+
+def verdict(gate: Gate) -> tuple[list[str], str]:
+    return policy.judge(gate.policy, [case.id for case in gate.corpus.cases], gate.options.baseline,
+                        gate.options.acknowledged)
+
+
+CHECK = Spec("policy", "a tree no browser loads, or (with --baseline) a policy change not acknowledged",
+             "[tool.extparity] (engines, entries, gate settings); --baseline, --acknowledged", verdict)

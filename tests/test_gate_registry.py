@@ -1,0 +1,86 @@
+"""The gate's checks are a registry (``extparity.gate.registry``): one module per check, listed in
+order, selectable with `gate --only`, listed by `gate --list-checks`; a partial gate is never a
+release's verdict."""
+
+from __future__ import annotations
+
+import io
+import json
+import pkgutil
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from extparity import cli
+from extparity.gate import checks as check_modules
+from extparity.gate.registry import ORDER, all_checks, select, UnknownCheck
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = str(ROOT / "pyproject.toml")
+NAMES = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
+         "web-ext lint", "entry points", "background", "page scripts", "parity", "known deviations", "environment",
+         "coverage", "fuzz"]
+
+
+def gate_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(["--config", CONFIG, "gate", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_every_module_under_gate_checks_is_registered_once_and_declares_a_whole_check():
+    modules = sorted(m.name for m in pkgutil.iter_modules(check_modules.__path__))
+    assert sorted(ORDER) == modules and len(set(ORDER)) == len(ORDER)
+    specs = all_checks()
+    assert [spec.name for spec in specs] == NAMES
+    for spec in specs:
+        assert spec.doc and "\n" not in spec.doc and spec.config and callable(spec.verdict), spec.name
+
+
+def test_list_checks_prints_every_check_in_order_and_runs_nothing():
+    code, out, err = gate_cli("--list-checks")
+    assert code == 0, err
+    listed = [line.split("  ")[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert listed == NAMES
+    assert "fails when: the fixed-seed campaign through the headless engines finds a divergence" in out
+    assert "needs: the artifacts, starts browsers" in out  # page scripts
+
+
+def test_only_selects_by_name_or_module_in_the_gates_order():
+    assert [spec.name for spec in select("policy, web_ext_lint,trees")] == ["trees", "policy", "web-ext lint"]
+    with pytest.raises(UnknownCheck, match="no check named 'polcy'; the checks are corpus, trees"):
+        select("trees,polcy")
+
+
+def test_a_partial_gate_runs_only_its_checks_prepares_nothing_else_and_is_no_release_verdict(tmp_path):
+    report = tmp_path / "gate.json"
+    code, out, err = gate_cli("--only", "trees,policy", "--json", str(report))
+    assert code == 0, out + err
+    assert [line.split(":")[0] for line in out.splitlines() if line.startswith(("PASS", "FAIL"))] == \
+        ["PASS trees", "PASS policy"]
+    assert "gate PASSED" not in out
+    assert out.strip().endswith("16 checks not run (corpus, manifests, release, purity, scripts, surfaces, artifacts, "
+                                "web-ext lint, entry points, background, page scripts, parity, known deviations, "
+                                "environment, coverage, fuzz): not a release verdict (--only)")
+    assert "gate PARTIAL: the 2 checks run passed" in out
+    document = json.loads(report.read_text())
+    assert document["ok"] is False and document["gate"]["ok"] is False
+    assert document["gate"]["not_run"] == [name for name in NAMES if name not in ("trees", "policy")]
+    assert document["engines"] == {} and document["cases"] == [] and document["gate"]["artifacts"] == {}
+
+
+def test_a_partial_gate_cannot_be_the_next_releases_baseline(tmp_path):
+    partial = tmp_path / "partial.json"
+    assert gate_cli("--only", "policy", "--json", str(partial))[0] == 0
+    code, _, err = gate_cli("--only", "policy", "--baseline", str(partial))
+    assert code == 2
+    assert f"{partial}: a partial gate (--only; not run: corpus, trees" in err
+    assert "is no release's result: pass the --json of the last release's whole gate" in err
+
+
+def test_an_unknown_check_is_a_usage_error_before_anything_runs():
+    code, out, err = gate_cli("--only", "trees,coverge")
+    assert code == 2 and out == ""
+    assert err.strip() == ("extparity: --only: no check named 'coverge'; the checks are " + ", ".join(NAMES))
