@@ -44,7 +44,7 @@ def test_list_checks_prints_every_check_in_order_and_runs_nothing():
     assert code == 0, err
     listed = [line.split("  ")[0] for line in out.splitlines() if line and not line.startswith(" ")]
     assert listed == NAMES
-    assert "fails when: the fixed-seed campaign through the headless engines finds a divergence" in out
+    assert "fails when: a divergence, engine error or reference exception in the `fuzz.cases` generated cases" in out
     assert "needs: the artifacts, starts browsers" in out  # page scripts
 
 
@@ -84,3 +84,22 @@ def test_an_unknown_check_is_a_usage_error_before_anything_runs():
     code, out, err = gate_cli("--only", "trees,coverge")
     assert code == 2 and out == ""
     assert err.strip() == ("extparity: --only: no check named 'coverge'; the checks are " + ", ".join(NAMES))
+
+
+def readme_checks() -> list[tuple[str, str]]:
+    """The README's table of checks, as (name, what fails it) rows."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").partition("\n## The gate's checks\n")[2]
+    section = section.partition("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [(row.split("`")[1], row.split(" | ", 1)[1].removesuffix(" |")) for row in rows]
+
+
+def test_the_readmes_table_of_checks_is_the_registry_word_for_word():
+    assert readme_checks() == [(spec.name, spec.doc) for spec in all_checks()]
+
+
+def test_docs_gate_md_has_a_section_for_every_check_in_the_gates_order():
+    text = (ROOT / "docs" / "gate.md").read_text(encoding="utf-8")
+    headings = [line[4:].strip() for line in text.partition("\n## The checks\n")[2].partition("\n## ")[0].splitlines()
+                if line.startswith("### ")]
+    assert headings == NAMES

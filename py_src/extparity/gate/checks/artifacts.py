@@ -14,6 +14,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return gate.artifact_problems, f"{shown}; the engines ran on these bytes"
 
 
-CHECK = Spec("artifacts", "an artifact cannot be built, differs from an existing one of its name, holds names disks "
-             "read differently, or dist/ holds something else", "[tool.extparity.gate].dist", verdict,
+CHECK = Spec("artifacts",
+             "names that collide by case or normalisation, symlinks, hidden files; an artifact in "
+             "`dist/` with other bytes under the same version, or anything else in `dist/`", "[tool.extparity.gate].dist", verdict,
              needs=(ARTIFACTS,))

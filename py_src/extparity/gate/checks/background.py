@@ -50,5 +50,6 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                       f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes{on_demand}")
 
 
-CHECK = Spec("background", "the backgrounds load different scripts, miss a verified module, or loaded other bytes "
-             "than the tree's", "[tool.extparity.gate].messages", verdict, needs=(ENGINES,))
+CHECK = Spec("background",
+             "backgrounds that load different scripts per tree, leave out a verified module, or loaded "
+             "bytes other than the verified ones", "[tool.extparity.gate].messages", verdict, needs=(ENGINES,))

@@ -28,5 +28,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return problems, f"{count(len(corpus.cases), 'case')} in {count(len(corpus.files), 'file')}: {shown}"
 
 
-CHECK = Spec("corpus", "no cases, a bad corpus line, or an entry with fewer cases than its minimum",
+CHECK = Spec("corpus",
+             "no case, an entry no case calls, fewer cases than `minimum_cases` for an entry, a "
+             "malformed corpus line",
              "corpus, [tool.extparity.gate].minimum_cases", verdict)

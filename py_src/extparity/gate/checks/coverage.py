@@ -115,7 +115,8 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return judge(gate.tested, gate.coverage, RECORDED_WITHOUT, cases=len(gate.corpus.cases), hashes=ran)
 
 
-CHECK = Spec("coverage", "a block of the verified modules no case ran (and not listed as unreachable), a stale "
-             "listing, or the reference's branches under their floor",
+CHECK = Spec("coverage",
+             "a block of the verified modules no case runs that `unreachable` does not list, a stale "
+             "listing, reference branches below `reference_branch_floor`",
              "[tool.extparity.gate].unreachable, block_coverage_floor, reference_branch_floor, [tool.extparity.coverage]",
              verdict, needs=(ENGINES,), prepare=prepare)

@@ -63,5 +63,7 @@ def content_senders(gate: Gate, messengers: list[str]) -> str:
     return "; content scripts: " + "; ".join(parts)
 
 
-CHECK = Spec("entry points", "a browser tree has no message-path engine, or its background did not answer every case",
+CHECK = Spec("entry points",
+             "a browser tree without a message-path engine, a case the background did not answer "
+             "through `runtime.sendMessage`",
              "[tool.extparity.gate].messages, [tool.extparity.engines]", verdict, needs=(ENGINES,))

@@ -128,6 +128,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return judge(tested, gate.corpus, gate.result, again)
 
 
-CHECK = Spec("environment", "a verdict changes when the engines run again under another locale, time zone, date, "
-             "user agent, navigator.webdriver or shipped locale", "[tool.extparity.gate].environments", verdict,
+CHECK = Spec("environment",
+             "a verdict that changes under a second environment (locale, time zone, date, user agent, "
+             "`navigator.webdriver`, a shipped locale)", "[tool.extparity.gate].environments", verdict,
              needs=(ENGINES,), starts=(BROWSERS,))

@@ -73,5 +73,6 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return judge(gate.tested, gate.corpus, gate.options.controller, gate.options.log)
 
 
-CHECK = Spec("fuzz", "the fixed-seed campaign through the headless engines finds a divergence, or the time cap "
-             "cuts it short", WHERE, verdict, needs=(ARTIFACTS,), starts=(HEADLESS,))
+CHECK = Spec("fuzz",
+             "a divergence, engine error or reference exception in the `fuzz.cases` generated cases, "
+             "or a campaign the `fuzz.seconds` cap cuts short", WHERE, verdict, needs=(ARTIFACTS,), starts=(HEADLESS,))

@@ -33,5 +33,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return problems, line
 
 
-CHECK = Spec("known deviations", "a deviation entry is malformed, stale, or deviates with other bytes than it pins",
+CHECK = Spec("known deviations",
+             "a stale entry, one without a reason or an http(s) link, a deviating verdict whose "
+             "SHA-256 is not the one recorded",
              "known_deviations", verdict, needs=(ENGINES,))

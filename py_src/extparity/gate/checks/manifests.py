@@ -37,5 +37,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                       f"{'; '.join(loaded) or 'by no browser engine'}; {len(reached)} files reached, all present")
 
 
-CHECK = Spec("manifests", "manifests differ outside the declared keys, break a browser's rules, or name a missing file",
+CHECK = Spec("manifests",
+             "a key that differs outside `manifest_keys`, a manifest its browser would refuse, a file "
+             "a manifest reaches that is missing",
              "[tool.extparity.gate].manifest_keys", verdict, needs=(ENGINES,))

@@ -124,6 +124,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return judge(gate.tested)
 
 
-CHECK = Spec("page scripts", "a page or content-script tab, opened in a browser, runs a script the scripts check did "
-             "not account for, or other bytes than the tree's", "[tool.extparity.gate].glue_scripts", verdict,
+CHECK = Spec("page scripts",
+             "a page, or a tab where the content scripts run, that ran a script the `scripts` check "
+             "did not account for", "[tool.extparity.gate].glue_scripts", verdict,
              needs=(ARTIFACTS,), starts=(BROWSERS,))

@@ -11,5 +11,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return summary.failure_lines(gate.result, parity_only=True), summary.closing_line(gate.result)
 
 
-CHECK = Spec("parity", "an engine diverges, fails a case or misses an expectation",
+CHECK = Spec("parity",
+             "a verdict that differs from the reference's (or the majority's) in any engine, or misses "
+             "its expectation",
              "[tool.extparity.engines], [tool.extparity.entries], corpus", verdict, needs=(ENGINES,))

@@ -13,5 +13,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                         gate.options.acknowledged)
 
 
-CHECK = Spec("policy", "a tree no browser loads, or (with --baseline) a policy change not acknowledged",
+CHECK = Spec("policy",
+             "a tree no browser engine loads; with `--baseline`, a weakening of the last release's "
+             "policy that `--acknowledged` does not name",
              "[tool.extparity] (engines, entries, gate settings); --baseline, --acknowledged", verdict)

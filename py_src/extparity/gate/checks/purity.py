@@ -475,5 +475,8 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                       f" read no environment and keep no state between calls{excused}")
 
 
-CHECK = Spec("purity", "a verified module or adapter reads the environment or keeps state between calls",
+CHECK = Spec("purity",
+             "a verified module or adapter that reads its environment (host objects, clocks, "
+             "randomness, the locale, timers, code from strings) or keeps state between calls, without "
+             "a `purity` exception",
              "[tool.extparity.gate].purity", verdict)

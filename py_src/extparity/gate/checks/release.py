@@ -20,5 +20,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     return release.check_versions(versions), f"{version} in {', '.join(sources)}"
 
 
-CHECK = Spec("release", "the manifests, package.json and the changelog's newest entry disagree on the version",
+CHECK = Spec("release",
+             "the manifests, `package.json` and the changelog's newest heading stating more than one "
+             "version",
              "[tool.extparity.gate].release", verdict)

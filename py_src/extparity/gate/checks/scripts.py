@@ -331,5 +331,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                       + (f" but {len(project.gate.imports)} declared in {IMPORTS}" if project.gate.imports else ""))
 
 
-CHECK = Spec("scripts", "a shipped script is neither verified nor declared glue, or imports a non-entry export",
+CHECK = Spec("scripts",
+             "a shipped script neither verified nor in `glue_scripts`, inline `<script>` code, a "
+             "non-entry export of a verified module imported without an `imports` exception",
              f"{GLUE}, {IMPORTS}", verdict)

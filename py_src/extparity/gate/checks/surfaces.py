@@ -98,5 +98,6 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                       f"declared: {declared_text(project.gate.surfaces)}")
 
 
-CHECK = Spec("surfaces", "a way in from outside the extension (external messages, all-sites content scripts) "
-             "is not declared", CONFIG, verdict)
+CHECK = Spec("surfaces",
+             "an undeclared way in from outside: `externally_connectable`, external message listeners, "
+             "a content script on every site", CONFIG, verdict)

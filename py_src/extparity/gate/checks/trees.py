@@ -19,5 +19,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
                       f"(manifest.json compared key by key; glue: {', '.join(glue) or 'none'})")
 
 
-CHECK = Spec("trees", "a file other than manifest.json and the declared glue differs between the trees",
+CHECK = Spec("trees",
+             "a file other than `manifest.json` and the declared `glue` that is not byte-identical in "
+             "every tree",
              "trees, [tool.extparity.gate].glue", verdict)

@@ -26,6 +26,8 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
             "; ".join(f"{tree}: {r.line}" for tree, r in gate.lint.items()))
 
 
-CHECK = Spec("web-ext lint", "Mozilla's linter reports an error, or a warning not accepted by the config",
+CHECK = Spec("web-ext lint",
+             "a web-ext error, a warning not in `web_ext.allow`, an allowed code that no longer "
+             "occurs, web-ext not installed",
              "[tool.extparity.gate].web_ext", verdict, needs=(ARTIFACTS,),
              applies=lambda gate: bool(firefox_trees(gate)), prepare=prepare)
