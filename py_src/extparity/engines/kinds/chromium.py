@@ -35,9 +35,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import async_playwright
-
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
@@ -96,6 +93,8 @@ class ChromiumLaunch(BrowserLaunch):
         super().__init__(engine, paths)
 
     async def start(self) -> None:
+        from playwright.async_api import async_playwright  # loaded when a browser starts, never before
+
         self.playwright = await async_playwright().start()
         self.endpoint = self.engine.options.get("endpoint")
         self.browser: Any = None  # a remote browser, connected to over CDP
@@ -202,6 +201,8 @@ class ChromiumLaunch(BrowserLaunch):
 
     async def find_remote_extension(self) -> str:
         """The id of the remote browser's extension whose manifest is the configured tree's."""
+        from playwright.async_api import Error as PlaywrightError
+
         wanted = list((self.engine.tree / "manifest.json").read_bytes())
         ids = sorted({w.url.split("/")[2] for w in self.context.service_workers if w.url.startswith("chrome-extension://")})
         page = await self.context.new_page()
@@ -284,6 +285,8 @@ class ChromiumEngine(BrowserEngine):
     def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
         """The scripts each page ran (``ChromiumLaunch.page_scripts``), in a launch of its own:
         a page's code (a popup messaging the background) must not reach an engine's cases."""
+        from playwright.async_api import Error as PlaywrightError
+
         launch = ChromiumLaunch(self, (), background=False)  # a broken background is the background check's
         try:
             budget = self.startup_timeout_s + (len(pages) + content) * (PAGE_WAIT_S + 10)
@@ -378,6 +381,8 @@ class ChromiumSession(BrowserSession):
             self.module_hashes = report["hashes"]
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
+        from playwright.async_api import Error as PlaywrightError  # loaded with the browser
+
         batch = Batch()
         try:
             batch.add_runner_output(self.loop.call(lambda: self.page.evaluate(_RUN_CHUNK, wire_json(cases)), case_timeout_s))
