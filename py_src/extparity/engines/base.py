@@ -22,6 +22,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..project.kinds import IN_PROCESS
+
 if TYPE_CHECKING:
     from ..project.config import Project
     from ..project.environments import Environment
@@ -153,7 +155,22 @@ class Session(abc.ABC):
 
 
 class Engine(abc.ABC):
-    """One configured engine: a kind bound to a tree and options."""
+    """One configured engine: a kind bound to a tree and options.
+
+    The class says what its kind is (``project.kinds`` reads these facts before any engine is
+    built) and what it can do beyond running cases (its capabilities, read by whoever needs
+    them); each default here is the answer of a kind that says nothing."""
+
+    RUNS: str = IN_PROCESS  # where its sessions run: one of project.kinds.RUNS_WHERE
+    HOST: str | None = None  # "package.module:Class" of the host its worker loads (RUNS = "worker")
+    EXTENSION: str | None = None  # the browser ("chromium", "firefox") whose extension it loads
+    NEEDS_TREE = True
+    OPTIONS: dict[str, type | tuple[type, ...]] = {}  # option -> accepted type(s)
+    OPTION_CHOICES: dict[str, tuple[str, ...]] = {}  # option -> the words it takes
+    INSTALL_HINT = ""  # what to install when the binding its worker imports is missing
+
+    RECORDS_PAGE_SCRIPTS = False  # has record_page_scripts(pages, content) and PAGE_SCRIPTS_SEEN (the gate)
+    SENDS_FROM_CONTENT = False  # can send a tree's messages from a content script (its option ``sender``)
 
     kind: str
     chunk_size: int = 100

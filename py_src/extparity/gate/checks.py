@@ -52,7 +52,7 @@ from typing import Callable
 from ..corpus.cases import Corpus
 from ..engines.driver import Controller
 from ..project.config import Project, declares_content_scripts
-from ..project.kinds import kind_of
+from ..project.kinds import engine_class
 from ..project.words import count
 from ..reports import summary
 from ..run.outcomes import NO_VERDICT, Outcome
@@ -125,7 +125,7 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
     """Tree -> the browsers that load it as an extension (their rules apply to its manifest)."""
     found: dict[str, set[str]] = {tree: set() for tree in project.trees}
     for spec in project.engines.values():
-        browser = kind_of(spec.kind).extension
+        browser = engine_class(spec.kind).EXTENSION
         if browser and spec.tree is not None:
             found[spec.tree].add(browser)
     return found

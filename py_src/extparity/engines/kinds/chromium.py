@@ -268,6 +268,9 @@ class ChromiumLaunch(BrowserLaunch):
 
 
 class ChromiumEngine(BrowserEngine):
+    OPTIONS = {**BrowserEngine.OPTIONS, "endpoint": str}
+    EXTENSION = "chromium"
+    RECORDS_PAGE_SCRIPTS = True
     kind = "chromium"
     default_executable = "/usr/bin/chromium"
     protocol = "cdp"

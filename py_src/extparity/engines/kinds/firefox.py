@@ -144,6 +144,9 @@ class FirefoxLaunch(BrowserLaunch):
 
 
 class FirefoxEngine(BrowserEngine):
+    OPTIONS = {**BrowserEngine.OPTIONS, "prefs": dict}
+    EXTENSION = "firefox"
+    RECORDS_PAGE_SCRIPTS = True
     kind = "firefox"
     default_executable = "/usr/bin/firefox-esr"
     protocol = "webdriver-bidi (channel moz-firefox)"

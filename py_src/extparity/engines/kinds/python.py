@@ -30,6 +30,9 @@ from ..worker import Host
 
 
 class PythonEngine(ChildEngine):
+    HOST = f"{__name__}:PythonHost"
+    NEEDS_TREE = False
+    OPTIONS = {"path": (str, list), "functions": dict, "python": str}
     kind = "python"
     chunk_size = 200
     coverage: dict[str, Any] | None = None  # {"data_file", "source_pkgs"}: coverage.py in the worker (extparity.coverage)
