@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 
 JS_DIR = Path(__file__).resolve().parent.parent / "js"
 
+# What coverage (``coverage.record``) measures in an engine whose kind offers it (``Engine.COVERAGE``).
+# BLOCK_COVERAGE: V8's precise block coverage through DevTools, in a Chromium-family kind whose
+# sessions give ``devtools_channel()`` on the realm that runs their cases, whose ``extra_args``
+# take V8 flags and which calls ``before_subject_loads``. BRANCH_COVERAGE: coverage.py in the
+# worker that runs a Python reference, started by the ``coverage`` job the engine is given.
+BLOCK_COVERAGE, BRANCH_COVERAGE = "v8-blocks", "coverage.py"
+
 EngineStatus = Literal["ok", "crashed", "timeout", "interrupted"]
 FailureKind = Literal["error", "timeout", "crash"]
 
@@ -171,6 +178,7 @@ class Engine(abc.ABC):
 
     RECORDS_PAGE_SCRIPTS = False  # has record_page_scripts(pages, content) and PAGE_SCRIPTS_SEEN (the gate)
     SENDS_FROM_CONTENT = False  # can send a tree's messages from a content script (its option ``sender``)
+    COVERAGE: str | None = None  # what coverage.record measures in it: BLOCK_COVERAGE, BRANCH_COVERAGE or nothing
 
     kind: str
     chunk_size: int = 100
@@ -200,6 +208,12 @@ class Engine(abc.ABC):
     def ui_language_missing(self, locale: str) -> str | None:
         """Why this engine cannot choose an extension's ``_locales/`` messages for ``locale``
         (the browser has no such UI language installed), or None: it can, or it reads none."""
+        return None
+
+    def in_process_host(self) -> Any:
+        """The host its worker would load, loaded in this process instead, for a caller that
+        traces the Python code it runs (guided fuzzing follows the reference with
+        ``sys.settrace``); None where the kind has none to offer."""
         return None
 
     def use_environment(self, environment: "Environment") -> None:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ...project.environments import NORMAL
-from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
+from ..base import BLOCK_COVERAGE, Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
 from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
                        realm_code)
@@ -148,12 +148,16 @@ class ChromiumLaunch(BrowserLaunch):
         """``{path: sha256}`` of every script the extension's service worker loaded, as V8 saw
         them (``Debugger.scriptParsed`` is replayed for each on ``Debugger.enable``)."""
         prefix = f"chrome-extension://{self.extension_id}/"
-        session = await WorkerDebugSession.attach(self.context.browser, prefix)
+        session = await self.worker_devtools()
         try:
             parsed = await session.scripts()
         finally:
             await session.close()
         return {url[len(prefix):]: digest for url, digest in sorted(parsed.items()) if url.startswith(prefix)}
+
+    async def worker_devtools(self) -> "WorkerDebugSession":
+        """A DevTools session on the extension's service worker."""
+        return await WorkerDebugSession.attach(self.context.browser, f"chrome-extension://{self.extension_id}/")
 
     async def page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
         """``{page: {script: sha256}}``: every script each extension page ran (and, with
@@ -271,6 +275,7 @@ class ChromiumEngine(BrowserEngine):
     OPTIONS = {**BrowserEngine.OPTIONS, "endpoint": str}
     EXTENSION = "chromium"
     RECORDS_PAGE_SCRIPTS = True
+    COVERAGE = BLOCK_COVERAGE
     kind = "chromium"
     default_executable = "/usr/bin/chromium"
     protocol = "cdp"
@@ -382,6 +387,14 @@ class ChromiumSession(BrowserSession):
             raise EngineStartError(f"{self.phase}: {report['error']}")
         if not via_message:
             self.module_hashes = report["hashes"]
+
+    async def devtools_channel(self) -> Any:
+        """A DevTools channel (``send(method, params)``) on the realm that runs this session's
+        cases, for an observer such as coverage: its page's CDP session, or, via messages, the
+        extension's service worker (``WorkerDebugSession``, a target Playwright cannot address)."""
+        if self.engine.via == "message":
+            return await self.launch.worker_devtools()
+        return await self.context.new_cdp_session(self.page)
 
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
         from playwright.async_api import Error as PlaywrightError  # loaded with the browser
