@@ -2,8 +2,9 @@
 
 It runs the fake extension's subject (``fake_extension.PARSER``/``REPAIR``) re-implemented in
 Python, in a worker process as the built-in headless kinds do, so its verdicts can be compared
-with QuickJS's on the same tree. Nothing here is known to the harness: the kind says where it
-runs and which host the worker loads, as ``extparity.project.kinds`` asks a custom kind to.
+with QuickJS's on the same tree. Nothing here is known to the harness: the kind's class says
+where it runs and which host the worker loads, as the built-in kinds' classes do
+(``extparity.project.kinds``).
 """
 
 from __future__ import annotations
@@ -53,3 +54,7 @@ class HostlessKind(EchoKind):
     """A worker kind that forgot to say which host its worker loads."""
 
     HOST = None
+
+
+class NotAKind:
+    """A class that says nothing of what it is: no engine kind."""

@@ -64,3 +64,10 @@ def test_a_custom_kind_that_cannot_be_imported_is_a_config_error_naming_the_engi
     tree = make_tree(tmp_path / "chrome", "chrome")
     with pytest.raises(ConfigError, match=r"\[tool.extparity.engines.e\].kind: cannot import 'no_such_module:Kind'"):
         write_project(tmp_path, {"chrome": tree}, {"e": {"kind": "no_such_module:Kind"}})
+
+
+def test_a_class_that_is_no_engine_kind_is_a_config_error_naming_what_it_lacks(tmp_path):
+    tree = make_tree(tmp_path / "chrome", "chrome")
+    with pytest.raises(ConfigError, match=r"kind custom_kind:NotAKind: NotAKind is not an engine kind "
+                                          r"\(no RUNS, HOST, EXTENSION, .*\): subclass extparity.engines.base.Engine"):
+        write_project(tmp_path, {"chrome": tree}, {"e": {"kind": "custom_kind:NotAKind"}})

@@ -372,6 +372,22 @@ def test_a_module_that_throws_at_import_is_reported_once_for_the_engine_not_per_
     assert failures[0].endswith("(31 cases without a verdict)")
 
 
+def test_a_missing_binding_is_its_engine_failure_with_the_kind_install_hint_and_the_others_run(tmp_path):
+    """The binding is imported by the worker's host only: the config loads, the other engines run,
+    and the engine says what to install (its kind's ``INSTALL_HINT``). The binding is hidden by a
+    package of its name first on the worker's PYTHONPATH that fails to import, as a missing one does."""
+    project = project_with(tmp_path, [case_line("fine", "a")], {"qjs": {"kind": "quickjs", "tree": "chrome"}})
+    hidden = tmp_path / "hidden" / "quickjs"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'quickjs\'")\n')
+    path = os.pathsep.join(filter(None, [str(hidden.parent), os.environ.get("PYTHONPATH")]))
+    result = cli("--config", str(project.path), "run", env={"PYTHONPATH": path})
+    assert result.returncode == 1
+    assert ("engine qjs: crashed: quickjs binding is not installed: No module named 'quickjs'; "
+            "install it with: pip install quickjs-ng (1 case without a verdict)") in result.stderr, result.stderr
+    assert "python: 1 verdict" in result.stderr
+
+
 def test_a_browser_that_dies_at_launch_is_reported_in_its_own_words(tmp_path):
     """A TMPDIR too long for Chromium's singleton socket: Chromium's FATAL line, not Playwright's."""
     project = project_with(tmp_path, [case_line("fine", "a")], {"chromium": {"kind": "chromium", "tree": "chrome"}})

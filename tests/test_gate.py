@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from extparity import cli
-from extparity.project.kinds import kind_of
+from extparity.project.kinds import engine_class
 from extparity.gate import artifacts
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
 
@@ -102,7 +102,7 @@ class Copy:
         table["fuzz"]["plugins"] = [str(ROOT / plugin) for plugin in table["fuzz"]["plugins"]]
         if corpus != "bundled":  # a small corpus gets a small fuzz budget: each gate run here pays for it
             table["gate"]["fuzz"] = {"seed": 0, "cases": SMALL_FUZZ_BUDGET}
-        if sum(kind_of(spec["kind"]).extension is None for spec in table["engines"].values()) < 2:
+        if sum(engine_class(spec["kind"]).EXTENSION is None for spec in table["engines"].values()) < 2:
             table["gate"]["fuzz"] = {"cases": 0}  # no two headless engines to fuzz through: the test is about others
         table["gate"].update(gate_changes)
         if corpus == "bundled":

@@ -1,13 +1,29 @@
 """The harness's packages import one way: no module imports, even lazily or for type checks
 only, a module that imports it back, and no stage package imports a package that imports it
-back. A circle means two rooms of the layout are really one."""
+back. A circle means two rooms of the layout are really one.
+
+The engine kinds are reached only through the registry: no module outside
+``extparity.engines.kinds`` imports one (the registry names them by import path, and the rest of
+the harness asks a kind's class for what it can do), and Playwright is imported only by the
+browser kinds and what they share, so ``import extparity.cli``, loading a config and building
+its engines load neither Playwright nor a JS binding: those load when an engine starts."""
 
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "py_src" / "extparity"
+KINDS_PACKAGE = "extparity.engines.kinds"
+# Where ``playwright`` may be imported (inside a function: see the start-up check below). Why
+# these: the two browser kinds start Playwright, and browser.py is what they share.
+PLAYWRIGHT_IMPORTERS = {f"{KINDS_PACKAGE}.chromium", f"{KINDS_PACKAGE}.firefox", "extparity.engines.browser"}
+# What an engine starts with, never before: Playwright, and the headless kinds' JS bindings.
+STARTED_ONLY = ("playwright", "quickjs", "py_mini_racer", "pythonmonkey")
 
 
 def module_name(path: Path) -> str:
@@ -107,3 +123,70 @@ def test_each_stage_imports_only_stages_the_readme_lists_above_it():
                         if "extparity" not in (stage(m), stage(t)) and stage(m) != stage(t)
                         and order.index(stage(t)) > order.index(stage(m))})
     assert backwards == []
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def kind_importers(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(importer, kind module) for every module outside the kinds package that imports one."""
+    return sorted((module, target) for module, targets in graph.items() if not inside(module, KINDS_PACKAGE)
+                  for target in targets if inside(target, KINDS_PACKAGE))
+
+
+def playwright_importers() -> list[str]:
+    """The harness's modules that import Playwright anywhere, outside PLAYWRIGHT_IMPORTERS."""
+    return sorted(module_name(path) for path in PACKAGE.rglob("*.py")
+                  if any(inside(name, "playwright") for name in imports_of(path))
+                  and module_name(path) not in PLAYWRIGHT_IMPORTERS)
+
+
+def test_no_module_outside_the_kinds_package_imports_a_kind():
+    assert kind_importers(import_graph()) == []
+
+
+def test_the_registry_names_the_kinds_it_does_not_import():
+    from extparity.project import kinds
+
+    assert all(inside(target.partition(":")[0], KINDS_PACKAGE) for target in kinds.KINDS.values())
+    assert not any(inside(name, KINDS_PACKAGE) for name in imports_of(PACKAGE / "project" / "kinds.py"))
+
+
+def test_only_the_browser_kinds_and_what_they_share_import_playwright():
+    assert playwright_importers() == []
+
+
+def test_the_check_sees_a_kind_imported_from_outside_its_package():
+    graph = {"extparity.coverage.record": {f"{KINDS_PACKAGE}.chromium"}, f"{KINDS_PACKAGE}.v8": {"extparity.engines.child"}}
+    assert kind_importers(graph) == [("extparity.coverage.record", f"{KINDS_PACKAGE}.chromium")]
+
+
+START_UP = """
+import json, sys
+STARTED_ONLY = %r
+loaded = lambda: sorted(m for m in STARTED_ONLY if m in sys.modules)
+import extparity.cli
+after = {"import extparity.cli": loaded()}
+from extparity.project.config import load_project
+from extparity.project.kinds import KINDS, build_engine, engine_class
+project = load_project(sys.argv[1])
+engines = [build_engine(spec, project) for spec in project.engines.values()]
+facts = {kind: engine_class(kind).RUNS for kind in KINDS}
+after["the config loaded and its engines built"] = loaded()
+print(json.dumps({"after": after, "engines": sorted(project.engines), "kinds": facts}))
+"""
+
+
+def test_importing_the_cli_and_building_every_engine_loads_no_playwright_and_no_js_binding():
+    """The bundled config names every built-in kind (the browser ones with their message-path
+    twins): validating it, and building its engines without starting one, needs none of them."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE.parent), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", START_UP % (STARTED_ONLY,), str(PACKAGE.parents[1] / "pyproject.toml")],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["after"] == {"import extparity.cli": [], "the config loaded and its engines built": []}
+    assert {"chromium-background", "firefox", "python", "quickjs-chrome", "v8-chrome",
+            "spidermonkey-firefox"} <= set(report["engines"])
+    assert set(report["kinds"]) == {"python", "quickjs", "v8", "spidermonkey", "chromium", "firefox"}

@@ -1,9 +1,9 @@
 """Coverage inside Chromium: a DevTools Profiler on the realm that runs the cases.
 
-A page engine runs the cases in its extension page: Playwright's ``new_cdp_session`` on that
-page. A message engine sends them to the extension's service worker, a target Playwright's
-sessions cannot address: the worker is attached through the browser's CDP session
-(``WorkerDebugSession``, as the Chromium kind reads the scripts it parsed). Precise coverage
+The session gives a DevTools channel on the realm that runs its cases (``devtools_channel``, a
+capability of kinds of ``BLOCK_COVERAGE``): a page engine's is its extension page's CDP session,
+a message engine's the extension's service worker, attached through the browser (the Chromium
+kind's ``WorkerDebugSession``, as it reads the scripts the worker parsed). Precise coverage
 starts with ``callCount`` and ``detailed`` (block counts) once the session has loaded the
 subject and before the first case.
 
@@ -25,7 +25,6 @@ import bisect
 from typing import Any
 
 from ..engines.base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase
-from ..engines.kinds.chromium import WorkerDebugSession
 from .blocks import ModuleBlocks, counts_at, read_take
 from .sources import Source
 
@@ -68,12 +67,9 @@ class Profiler:
         message engine's host page in the same browser) share the page's isolate: so in a page
         the takes are kept to the scripts its own document loads, which its session's
         ``Debugger.scriptParsed`` names (on until ``loaded``)."""
-        if self.worker:
-            self.channel = await WorkerDebugSession.attach(self.session.context.browser, self.url_prefix)
-        else:
-            page_session = await self.session.context.new_cdp_session(self.session.page)
-            self.channel = page_session
-            page_session.on("Debugger.scriptParsed", lambda event: self._parsed.__setitem__(event["scriptId"], event.get("url", "")))
+        self.channel = await self.session.devtools_channel()
+        if not self.worker:
+            self.channel.on("Debugger.scriptParsed", lambda event: self._parsed.__setitem__(event["scriptId"], event.get("url", "")))
             await self.channel.send("Debugger.enable")
         await self.channel.send("Profiler.enable")
         await self.channel.send("Profiler.startPreciseCoverage", START)

@@ -1,9 +1,11 @@
 """One run's coverage: hooks into the engines as they are built, and the document afterwards.
 
-``Recorder.instrument`` is handed to the parity run (``run_parity(instrument=...)``): a Chromium
-engine comes back wrapped (``browser.CoveredEngine``), the Python reference is told to measure
-itself; other engines are untouched. ``Recorder.document`` turns what was gathered into the
-coverage document, deterministic like the JSON result: the same corpus gives the same bytes.
+``Recorder.instrument`` is handed to the parity run (``run_parity(instrument=...)``) and asks
+each engine's kind what it can measure (``Engine.COVERAGE``): an engine of V8's block coverage
+(Chromium) comes back wrapped (``browser.CoveredEngine``), the Python reference is told to
+measure itself with coverage.py; other engines are untouched. ``Recorder.document`` turns what
+was gathered into the coverage document, deterministic like the JSON result: the same corpus
+gives the same bytes.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..engines.kinds.chromium import ChromiumEngine
-from ..engines.kinds.python import PythonEngine
+from ..engines.base import BLOCK_COVERAGE, BRANCH_COVERAGE
 from ..project.config import Project
 from ..subject.linker import LinkError
 from . import reference
 from .blocks import CASES_PER_BLOCK, ModuleBlocks, Take, function_totals, uncovered
+from .browser import CoveredEngine
 from .sources import Source, verified_sources
 
 SCHEMA = 1
@@ -36,12 +38,12 @@ class Recorder:
         self._data_dir: Path | None = None
 
     def instrument(self, engine: Any) -> Any:
-        if isinstance(engine, ChromiumEngine) and engine.sender == "content":
+        if engine.COVERAGE == BLOCK_COVERAGE and engine.sender == "content":
             # Its messages run in a service worker: in its tree's shared browser, the one whose
             # profiler counts the message engine's cases. In a browser of its own they count nowhere.
             engine.shared = None
             return engine
-        if isinstance(engine, ChromiumEngine) and engine.tree_name is not None and engine.tree is not None:
+        if engine.COVERAGE == BLOCK_COVERAGE and engine.tree_name is not None and engine.tree is not None:
             tree = engine.tree_name
             if tree not in self.sources:
                 try:
@@ -49,10 +51,9 @@ class Recorder:
                 except LinkError as exc:
                     self.problems.append(f"{engine.name}: no coverage: {exc}")
                     return engine
-            from .browser import CoveredEngine  # Playwright's modules load only where a browser runs
-
             return CoveredEngine(engine, self.sources[tree], self.takes.setdefault(engine.name, []), self.problems)
-        if isinstance(engine, PythonEngine) and engine.name == self.project.reference and self.project.coverage.reference:
+        if (engine.COVERAGE == BRANCH_COVERAGE and engine.name == self.project.reference
+                and self.project.coverage.reference):
             self._data_dir = Path(tempfile.mkdtemp(prefix="extparity-pycoverage-"))
             engine.coverage = reference.job(self.project, self._data_dir)
             self.reference_engine = engine.name

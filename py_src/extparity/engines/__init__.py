@@ -2,6 +2,6 @@
 
 ``base`` says what an engine promises, ``driver`` runs one engine with time limits and
 restarts, ``child`` and ``worker`` are the two ends of a worker process, ``browser`` is what
-the two browser kinds share. The kinds themselves are in ``kinds/``, imported only when an
-engine of that kind is built; ``project.kinds`` is the registry that names them.
+the two browser kinds share. The kinds themselves are in ``kinds/``, imported when a config
+names them (``project.kinds`` maps names to classes); what a kind is and can do, its class says.
 """

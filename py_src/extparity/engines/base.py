@@ -22,11 +22,20 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..project.kinds import IN_PROCESS
+
 if TYPE_CHECKING:
     from ..project.config import Project
     from ..project.environments import Environment
 
 JS_DIR = Path(__file__).resolve().parent.parent / "js"
+
+# What coverage (``coverage.record``) measures in an engine whose kind offers it (``Engine.COVERAGE``).
+# BLOCK_COVERAGE: V8's precise block coverage through DevTools, in a Chromium-family kind whose
+# sessions give ``devtools_channel()`` on the realm that runs their cases, whose ``extra_args``
+# take V8 flags and which calls ``before_subject_loads``. BRANCH_COVERAGE: coverage.py in the
+# worker that runs a Python reference, started by the ``coverage`` job the engine is given.
+BLOCK_COVERAGE, BRANCH_COVERAGE = "v8-blocks", "coverage.py"
 
 EngineStatus = Literal["ok", "crashed", "timeout", "interrupted"]
 FailureKind = Literal["error", "timeout", "crash"]
@@ -153,7 +162,23 @@ class Session(abc.ABC):
 
 
 class Engine(abc.ABC):
-    """One configured engine: a kind bound to a tree and options."""
+    """One configured engine: a kind bound to a tree and options.
+
+    The class says what its kind is (``project.kinds`` reads these facts before any engine is
+    built) and what it can do beyond running cases (its capabilities, read by whoever needs
+    them); each default here is the answer of a kind that says nothing."""
+
+    RUNS: str = IN_PROCESS  # where its sessions run: one of project.kinds.RUNS_WHERE
+    HOST: str | None = None  # "package.module:Class" of the host its worker loads (RUNS = "worker")
+    EXTENSION: str | None = None  # the browser ("chromium", "firefox") whose extension it loads
+    NEEDS_TREE = True
+    OPTIONS: dict[str, type | tuple[type, ...]] = {}  # option -> accepted type(s)
+    OPTION_CHOICES: dict[str, tuple[str, ...]] = {}  # option -> the words it takes
+    INSTALL_HINT = ""  # what to install when the binding its worker imports is missing
+
+    RECORDS_PAGE_SCRIPTS = False  # has record_page_scripts(pages, content) and PAGE_SCRIPTS_SEEN (the gate)
+    SENDS_FROM_CONTENT = False  # can send a tree's messages from a content script (its option ``sender``)
+    COVERAGE: str | None = None  # what coverage.record measures in it: BLOCK_COVERAGE, BRANCH_COVERAGE or nothing
 
     kind: str
     chunk_size: int = 100
@@ -183,6 +208,12 @@ class Engine(abc.ABC):
     def ui_language_missing(self, locale: str) -> str | None:
         """Why this engine cannot choose an extension's ``_locales/`` messages for ``locale``
         (the browser has no such UI language installed), or None: it can, or it reads none."""
+        return None
+
+    def in_process_host(self) -> Any:
+        """The host its worker would load, loaded in this process instead, for a caller that
+        traces the Python code it runs (guided fuzzing follows the reference with
+        ``sys.settrace``); None where the kind has none to offer."""
         return None
 
     def use_environment(self, environment: "Environment") -> None:

@@ -76,6 +76,10 @@ class BrowserEngine(Engine):
     """A browser kind bound to a tree: executable, extra launch arguments, batching."""
 
     RUNS = IN_BROWSER
+    OPTIONS = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": (int, float), "via": str,
+               "sender": str}
+    OPTION_CHOICES = {"via": ("module", "message"), "sender": ("page", "content")}
+    SENDS_FROM_CONTENT = True
     chunk_size = 500
     default_executable = ""
     protocol = ""

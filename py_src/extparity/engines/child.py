@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..project.kinds import IN_WORKER, kind_of
+from ..project.kinds import IN_WORKER
 from ..subject.linker import LinkError, link_adapter, module_graph, normalize_path
 from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
 
@@ -231,7 +231,7 @@ class ChildSession(Session):
 
 class ChildEngine(Engine):
     """An engine whose sessions are worker processes; subclasses say what the worker loads, and
-    the kind registry which host class loads it there (a kind of one's own declares ``HOST``)."""
+    ``HOST`` which host class loads it there."""
 
     RUNS = IN_WORKER
     startup_timeout_s = 60.0
@@ -255,8 +255,7 @@ class ChildEngine(Engine):
         return {setting: how for setting, how in reach.items() if setting in environment.settings()}
 
     def open(self) -> Session:
-        configured = self.project.engines[self.name].kind  # a built-in name or "package.module:Class"
-        job = {"kind": self.kind, "host": kind_of(configured).host, **self.job()}
+        job = {"kind": self.kind, "host": self.HOST, "install_hint": self.INSTALL_HINT, **self.job()}
         if self.environment is not None and self.environment.date and "date" in self.environment_reach(self.environment):
             job["clock_start_ms"] = self.environment.start_ms
         variables = self.environment.worker_variables() if self.environment is not None else None

@@ -13,6 +13,7 @@ description says which of the three it was (``executable_source``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -64,6 +65,9 @@ def _revision(browser: str) -> str | None:
 
 
 def _driver_package() -> Path:
-    import playwright
-
-    return Path(playwright.__file__).resolve().parent / "driver" / "package"
+    """Found, not imported: building a browser engine (the gate asks engines it never starts)
+    must not load Playwright, which loads only when a browser starts."""
+    spec = importlib.util.find_spec("playwright")
+    if spec is None or spec.origin is None:
+        raise ImportError("playwright is not installed")
+    return Path(spec.origin).resolve().parent / "driver" / "package"

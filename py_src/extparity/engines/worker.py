@@ -1,6 +1,6 @@
 """The child side of ``child.ChildSession``: load the subject once, answer one line per case.
 
-Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", "host", ...job}``, then
+Protocol (ASCII JSON lines). The parent sends ``{"op": "open", "kind", "host", "install_hint", ...job}``, then
 any number of ``{"op": "run", "case_timeout_s"}``, each followed by a line holding the case list
 (ASCII JSON), then ``{"op": "close"}``. The child answers ``{"event": "ready", "hashes", "info"}``
 or ``{"event": "start-error", "detail"}``, then one ``{"event": "case", "result": {batch-runner
@@ -10,8 +10,9 @@ parent, told ``batches``, waits for the list, not for each case). Lists and resu
 the text they are, never as strings inside another JSON text: escaping them again on one side
 to unescape them on the other cost more than a fuzz case's verdict in the faster engines.
 
-``host`` is the ``package.module:Class`` the kind registry (``project.kinds``) names for the
-engine's kind, so a kind of the user's own runs here as the built-in ones do. The protocol owns
+``host`` is the ``package.module:Class`` the engine's kind declares (its ``HOST``), so a kind
+of the user's own runs here as the built-in ones do; a binding the host cannot import is named
+with the kind's ``install_hint``. The protocol owns
 the real stdout; anything the subject prints goes to stderr.
 """
 
@@ -192,7 +193,7 @@ def batch_call(cases_json: str) -> str:
 
 
 def _host(target: str):
-    """The host class named ``package.module:Class`` (the kind registry's ``Kind.host``)."""
+    """The host class named ``package.module:Class`` (the kind's ``HOST``)."""
     module_name, _, attribute = target.partition(":")
     return getattr(import_module(module_name), attribute)
 
@@ -227,7 +228,8 @@ def main() -> int:
                 emit(event="start-error", detail=str(exc))
                 return 0
             except ImportError as exc:
-                emit(event="start-error", detail=f"{message['kind']} binding is not installed: {exc}")
+                hint = f"; install it with: {message['install_hint']}" if message.get("install_hint") else ""
+                emit(event="start-error", detail=f"{message['kind']} binding is not installed: {exc}{hint}")
                 return 0
             emit(event="ready", hashes=host.hashes, info=host.info)
         elif op == "run":

@@ -7,8 +7,9 @@ Why the reference and why ``sys.settrace``: its coverage is the one this process
 cheaply (no browser protocol, no engine binding), Python 3.11 has no ``sys.monitoring``, and
 the reference implements the same contract as the twins, so a branch of the contract the corpus
 never took is a branch of the reference it never took. The reference is loaded here as its
-engine loads it (``PythonHost``: the configured path, refusing a package found elsewhere) and
-traced at generation time; the engines still judge every case as in an unguided campaign.
+engine's worker loads it (the kind's ``in_process_host``: for the python kind, the configured
+path, refusing a package found elsewhere) and traced at generation time; the engines still
+judge every case as in an unguided campaign.
 
 Which values to splice: every string literal and character code of the verified modules, and
 most often those the reference's source never spells (``twin_only``). A value one
@@ -36,7 +37,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..corpus.cases import PARITY_ONLY, Case
-from ..engines.kinds.python import PythonHost
 from ..project.config import Project
 from ..project.kinds import build_engine
 from ..subject.linker import compared_literals
@@ -63,10 +63,11 @@ class ReferenceCoverage:
 
     def __init__(self, project: Project) -> None:
         spec = project.engines.get(project.reference or "")
-        if spec is None or spec.kind != "python":
-            raise GeneratorError("--guided reads the coverage of the Python reference: configure a reference "
-                                 "engine of kind \"python\"")
-        self.host = PythonHost(build_engine(spec, project).job())
+        host = build_engine(spec, project).in_process_host() if spec is not None else None
+        if host is None:
+            raise GeneratorError("--guided reads the coverage of the Python reference in this process: configure "
+                                 "a reference engine whose kind can load it here (kind \"python\")")
+        self.host = host
         modules = {getattr(module, "__file__", None) for module in list(sys.modules.values())}
         wanted = set(self.host.hashes)
         self.files = frozenset(path for path in modules if isinstance(path, str)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from ..corpus.cases import Corpus
 from ..engines.driver import Controller
 from ..project.config import Project
-from ..project.kinds import kind_of
+from ..project.kinds import engine_class
 from ..run.parity import RunResult
 from ..subject.weblint import Lint, LintResult
 from . import artifacts as packing
@@ -54,7 +54,7 @@ def browsers_by_tree(project: Project) -> dict[str, set[str]]:
     """Tree -> the browsers that load it as an extension (their rules apply to its manifest)."""
     found: dict[str, set[str]] = {tree: set() for tree in project.trees}
     for spec in project.engines.values():
-        browser = kind_of(spec.kind).extension
+        browser = engine_class(spec.kind).EXTENSION
         if browser and spec.tree is not None:
             found[spec.tree].add(browser)
     return found

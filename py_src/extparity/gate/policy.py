@@ -42,7 +42,7 @@ from typing import Any
 from ..corpus.cases import Corpus
 from ..corpus.deviations import load_deviations
 from ..project.config import Project
-from ..project.kinds import KINDS, kind_of
+from ..project.kinds import KINDS, engine_class
 from ..project.hashing import sha256_hex
 from ..results import read
 from ..run.parity import adapter_hashes
@@ -58,8 +58,8 @@ def record(project: Project, corpus: Corpus) -> dict:
     return {
         "engines": {name: {"kind": spec.kind, "tree": spec.tree, "options": spec.options}
                     for name, spec in project.engines.items()},
-        "trees": {tree: sorted({kind_of(s.kind).extension for s in project.engines.values()
-                                if s.tree == tree and kind_of(s.kind).loads_extension}) for tree in project.trees},
+        "trees": {tree: sorted({engine_class(s.kind).EXTENSION for s in project.engines.values()
+                                if s.tree == tree and engine_class(s.kind).EXTENSION}) for tree in project.trees},
         "reference": project.reference,
         "entries": {name: {"module": entry.module, "export": entry.export, "args": list(entry.args)}
                     for name, entry in project.entries.items()},
@@ -120,7 +120,7 @@ def _short_hash(value: Any) -> str:
 
 def unbrowsed_trees(policy: dict) -> list[str]:
     return [f"tree {tree}: no browser engine loads it, so what ships from it is not gated (configure a "
-            f"{' or '.join(sorted(k.extension for k in KINDS.values() if k.extension is not None))} engine with "
+            f"{' or '.join(sorted(filter(None, (engine_class(k).EXTENSION for k in KINDS))))} engine with "
             f"tree = \"{tree}\")"
             for tree, kinds in policy["trees"].items() if not kinds]
 

@@ -19,7 +19,7 @@ from .errors import ConfigError
 from .environments import DEFAULT as DEFAULT_ENVIRONMENTS
 from .environments import Environment
 from .environments import parse as parse_environments
-from .kinds import EngineSpec, check_spec, loads_extension, sends_from_content
+from .kinds import EngineSpec, check_spec, engine_class
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz", "coverage"}
@@ -399,7 +399,7 @@ def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dic
     declared = {(spec.kind, spec.tree) for spec in engines.values() if spec.via == "message"}
     twins = {}
     for spec in engines.values():
-        if loads_extension(spec.kind) and spec.via == "module" and (spec.kind, spec.tree) not in declared:
+        if engine_class(spec.kind).EXTENSION and spec.via == "module" and (spec.kind, spec.tree) not in declared:
             name = spec.name + MESSAGE_SUFFIX
             if name in engines:
                 raise ConfigError(f"[tool.extparity.engines.{name}]: this name is taken by the message-path "
@@ -427,7 +427,7 @@ def _with_content_twins(engines: dict[str, EngineSpec], trees: dict[str, Path]) 
     declared = {spec.tree for spec in engines.values() if spec.sender == "content"}
     twins = {}
     for spec in engines.values():
-        if (sends_from_content(spec.kind) and spec.via == "message" and spec.tree not in declared
+        if (engine_class(spec.kind).SENDS_FROM_CONTENT and spec.via == "message" and spec.tree not in declared
                 and spec.tree in trees and declares_content_scripts(trees[spec.tree])):
             base = spec.name[:-len(MESSAGE_SUFFIX)] if spec.name.endswith(MESSAGE_SUFFIX) else spec.name
             name = base + CONTENT_SUFFIX

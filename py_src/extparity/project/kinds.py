@@ -1,23 +1,24 @@
-"""Engine kinds, found by name (wptrunner's products.py, eshost's agent types): the one place
-that says what each kind is.
+"""Engine kinds, found by name (wptrunner's products.py, eshost's agent types): the registry maps
+each built-in kind's name to its class; everything a kind is, the class declares.
 
-A kind declares where its engine runs (in the harness's process, in a worker process that
-loads a host, or in a browser), which browser's extension it loads if any, whether it needs a
-tree, and the options it takes. The config validates engine specs here; the worker is told
-which host to load from here; the gate and the tests ask here which engines load an extension.
+A kind is an ``engines.base.Engine`` subclass, and its class attributes are the one spelling of
+what it is, for the built-in kinds as for a kind of one's own (named ``package.module:Class`` in
+the config): ``RUNS`` (one of ``RUNS_WHERE``), ``HOST`` (``"package.module:Class"`` of the host
+its worker process loads, for ``RUNS = "worker"``: see ``engines.worker.Host``), ``EXTENSION``
+(the browser whose extension it loads, or None), ``NEEDS_TREE``, ``OPTIONS`` (option -> accepted
+type(s)), ``OPTION_CHOICES`` (option -> the words it takes) and ``INSTALL_HINT``, and the
+capabilities the harness asks it for (``engines.base.Engine`` lists them with their defaults).
+A worker imports the host by that name, so its module must be importable there too: installed,
+or on PYTHONPATH (the worker inherits the harness's environment, not its ``sys.path``).
 
-The kinds' code is imported only when an engine of that kind is built, so the Python-only path
-needs neither Playwright nor any JS binding, and a missing optional binding is one engine's
-start-up failure, not the harness's. This module imports nothing of the engines for that reason:
-kinds are named by import path.
-
-A kind outside this table is named as ``package.module:Class`` in the config; its class follows
-``engines.base.Engine`` and declares the same facts as class attributes: ``RUNS`` (one of
-``RUNS_WHERE``; default in process), ``HOST`` (``"package.module:Class"`` of its worker host,
-for ``RUNS = "worker"``: see ``engines.worker.Host``), ``EXTENSION`` (the browser whose
-extension it loads, or None), ``NEEDS_TREE`` (default True) and ``OPTIONS``. A worker imports
-the host by that name, so its module must be importable there too: installed, or on PYTHONPATH
-(the worker inherits the harness's environment, not its ``sys.path``).
+Why the config imports a kind's class to validate an engine, rather than keep its facts in a
+table here: a table beside the classes said the same things twice, and a kind of one's own
+could only say them on its class anyway. The price is that a kind's module must be cheap and
+safe to import: it imports Playwright or a JS binding only where an engine starts (in a
+function, or in the worker's host), so the Python-only path needs neither, and a missing
+binding is one engine's start-up failure with the kind's install hint, not a config error.
+``tests/test_layout.py`` holds every kind to that. This module imports nothing of the engines
+for the same reason: kinds are named by import path, and imported when a config names them.
 """
 
 from __future__ import annotations
@@ -30,48 +31,18 @@ from .errors import ConfigError
 
 IN_PROCESS, IN_WORKER, IN_BROWSER = "process", "worker", "browser"
 RUNS_WHERE = (IN_PROCESS, IN_WORKER, IN_BROWSER)
-NUMBER = (int, float)
-_BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER, "via": str, "sender": str}
-CHOICES = {"via": ("module", "message"), "sender": ("page", "content")}  # options whose value is one of a few words
+# What the registry reads of every kind's class (the capabilities are the callers' to read).
+FACTS = ("RUNS", "HOST", "EXTENSION", "NEEDS_TREE", "OPTIONS", "OPTION_CHOICES", "INSTALL_HINT")
 _KINDS_PACKAGE = "extparity.engines.kinds"
 
-
-@dataclass(frozen=True)
-class Kind:
-    name: str
-    engine: str  # "package.module:Class" of its Engine
-    runs: str  # one of RUNS_WHERE
-    needs_tree: bool
-    options: dict[str, Any]  # option -> accepted type(s)
-    host: str | None = None  # "package.module:Class" the worker process loads, for kinds that run in one
-    extension: str | None = None  # the browser ("chromium", "firefox") whose extension it loads
-    install_hint: str = ""  # what to install when the kind's binding is missing
-
-    @property
-    def loads_extension(self) -> bool:
-        """Whether the engine loads a tree as an installed extension (and can message its background)."""
-        return self.extension is not None
-
-
-def _builtin(module: str, engine: str, runs: str, options: dict, *, host: str | None = None,
-             extension: str | None = None, needs_tree: bool = True, install_hint: str = "") -> Kind:
-    target = f"{_KINDS_PACKAGE}.{module}"
-    return Kind(module, f"{target}:{engine}", runs, needs_tree, options,
-                f"{target}:{host}" if host else None, extension, install_hint)
-
-
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    _builtin("python", "PythonEngine", IN_WORKER, {"path": (str, list), "functions": dict, "python": str},
-             host="PythonHost", needs_tree=False),
-    _builtin("quickjs", "QuickJSEngine", IN_WORKER, {"memory_limit": int, "stack_size": int, "chunk_size": int},
-             host="QuickJSHost", install_hint="pip install quickjs-ng"),
-    _builtin("v8", "V8Engine", IN_WORKER, {"memory_limit": int, "chunk_size": int},
-             host="V8Host", install_hint="pip install 'extparity[engines]' (mini-racer)"),
-    _builtin("spidermonkey", "SpiderMonkeyEngine", IN_WORKER, {"chunk_size": int},
-             host="SpiderMonkeyHost", install_hint="pip install 'extparity[engines]' (pythonmonkey)"),
-    _builtin("chromium", "ChromiumEngine", IN_BROWSER, {**_BROWSER, "endpoint": str}, extension="chromium"),
-    _builtin("firefox", "FirefoxEngine", IN_BROWSER, {**_BROWSER, "prefs": dict}, extension="firefox"),
-)}
+KINDS: dict[str, str] = {
+    "python": f"{_KINDS_PACKAGE}.python:PythonEngine",
+    "quickjs": f"{_KINDS_PACKAGE}.quickjs:QuickJSEngine",
+    "v8": f"{_KINDS_PACKAGE}.v8:V8Engine",
+    "spidermonkey": f"{_KINDS_PACKAGE}.spidermonkey:SpiderMonkeyEngine",
+    "chromium": f"{_KINDS_PACKAGE}.chromium:ChromiumEngine",
+    "firefox": f"{_KINDS_PACKAGE}.firefox:FirefoxEngine",
+}
 
 
 @dataclass(frozen=True)
@@ -98,39 +69,21 @@ class EngineSpec:
         return self.options.get("sender", "page")
 
 
-def _load(target: str):
-    module_name, _, attribute = target.partition(":")
-    return getattr(import_module(module_name), attribute)
-
-
-def kind_of(name: str) -> Kind:
-    """The kind called ``name``: a built-in one, or ``package.module:Class`` read from its class."""
-    if name in KINDS:
-        return KINDS[name]
-    cls = _load(name)
-    runs = getattr(cls, "RUNS", IN_PROCESS)
-    if runs not in RUNS_WHERE:
-        raise ConfigError(f"kind {name}: RUNS is {runs!r}, not one of {', '.join(RUNS_WHERE)}")
-    host = getattr(cls, "HOST", None)
-    if runs == IN_WORKER and not host:
-        raise ConfigError(f"kind {name}: RUNS = {IN_WORKER!r} needs HOST, the 'package.module:Class' its worker loads")
-    return Kind(name, name, runs, getattr(cls, "NEEDS_TREE", True), getattr(cls, "OPTIONS", {}),
-                host, getattr(cls, "EXTENSION", None))
-
-
-def loads_extension(kind: str) -> bool:
-    return kind_of(kind).loads_extension
-
-
-def sends_from_content(kind: str) -> bool:
-    """Whether the kind can send a tree's messages from a content script (it takes ``sender``)."""
-    return "sender" in kind_of(kind).options
-
-
-def records_page_scripts(kind: str) -> bool:
-    """Whether the kind's engine can open a tree's pages and say which scripts they ran
-    (``record_page_scripts(pages, content)``; the gate's page scripts check)."""
-    return hasattr(engine_class(kind), "record_page_scripts")
+def engine_class(kind: str) -> Any:
+    """The ``engines.base.Engine`` class of a kind: a built-in name or ``package.module:Class``,
+    imported now. A class that does not say what it is, or says it wrongly, is a ConfigError
+    naming the kind; a module that cannot be imported raises its ImportError."""
+    module_name, _, attribute = KINDS.get(kind, kind).partition(":")
+    cls = getattr(import_module(module_name), attribute)
+    missing = [fact for fact in FACTS if not hasattr(cls, fact)]
+    if missing:
+        raise ConfigError(f"kind {kind}: {attribute} is not an engine kind (no {', '.join(missing)}): "
+                          f"subclass extparity.engines.base.Engine")
+    if cls.RUNS not in RUNS_WHERE:
+        raise ConfigError(f"kind {kind}: RUNS is {cls.RUNS!r}, not one of {', '.join(RUNS_WHERE)}")
+    if cls.RUNS == IN_WORKER and not cls.HOST:
+        raise ConfigError(f"kind {kind}: RUNS = {IN_WORKER!r} needs HOST, the 'package.module:Class' its worker loads")
+    return cls
 
 
 def check_spec(spec: EngineSpec, trees: Any) -> None:
@@ -142,10 +95,10 @@ def check_spec(spec: EngineSpec, trees: Any) -> None:
         raise ConfigError(f"{where}.kind: unknown kind {spec.kind!r} (known: {', '.join(KINDS)}, "
                           f"or 'package.module:Class')")
     try:
-        kind = kind_of(spec.kind)
+        kind = engine_class(spec.kind)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"{where}.kind: cannot import {spec.kind!r}: {exc}") from None
-    if kind.needs_tree:
+    if kind.NEEDS_TREE:
         if spec.tree is None:
             raise ConfigError(f"{where}: missing key 'tree' (a {spec.kind} engine loads one tree)")
         if spec.tree not in trees:
@@ -153,29 +106,18 @@ def check_spec(spec: EngineSpec, trees: Any) -> None:
     elif spec.tree is not None:
         raise ConfigError(f"{where}.tree: a {spec.kind} engine does not load a tree")
     for key, value in spec.options.items():
-        if key not in kind.options:
+        if key not in kind.OPTIONS:
             raise ConfigError(f"{where}: unknown option {key!r} for kind {spec.kind} "
-                              f"(it takes {', '.join(sorted(kind.options)) or 'no options'})")
-        types = kind.options[key] if isinstance(kind.options[key], tuple) else (kind.options[key],)
+                              f"(it takes {', '.join(sorted(kind.OPTIONS)) or 'no options'})")
+        types = kind.OPTIONS[key] if isinstance(kind.OPTIONS[key], tuple) else (kind.OPTIONS[key],)
         if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
             raise ConfigError(f"{where}.{key}: expected {' or '.join(t.__name__ for t in types)}, "
                               f"got {type(value).__name__}")
-        if key in CHOICES and value not in CHOICES[key]:
-            raise ConfigError(f"{where}.{key}: expected one of {', '.join(map(repr, CHOICES[key]))}, got {value!r}")
+        choices = kind.OPTION_CHOICES.get(key)
+        if choices is not None and value not in choices:
+            raise ConfigError(f"{where}.{key}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
     if spec.sender == "content" and spec.via != "message":
         raise ConfigError(f'{where}.sender: "content" sends runtime messages, so it needs via = "message"')
-
-
-def engine_class(kind: str) -> type:
-    """The ``engines.base.Engine`` class of a kind; a missing binding becomes an ImportError naming what to install."""
-    found = kind_of(kind)
-    try:
-        return _load(found.engine)
-    except ImportError as exc:
-        if kind not in KINDS:
-            raise
-        hint = f"; install it with: {found.install_hint}" if found.install_hint else ""
-        raise ImportError(f"engine kind {kind!r} is not available: {exc}{hint}") from None
 
 
 def build_engine(spec: EngineSpec, project: Any):

@@ -35,11 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import async_playwright
-
 from ...project.environments import NORMAL
-from ..base import Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
+from ..base import BLOCK_COVERAGE, Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
 from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
                        realm_code)
@@ -96,6 +93,8 @@ class ChromiumLaunch(BrowserLaunch):
         super().__init__(engine, paths)
 
     async def start(self) -> None:
+        from playwright.async_api import async_playwright  # loaded when a browser starts, never before
+
         self.playwright = await async_playwright().start()
         self.endpoint = self.engine.options.get("endpoint")
         self.browser: Any = None  # a remote browser, connected to over CDP
@@ -149,12 +148,16 @@ class ChromiumLaunch(BrowserLaunch):
         """``{path: sha256}`` of every script the extension's service worker loaded, as V8 saw
         them (``Debugger.scriptParsed`` is replayed for each on ``Debugger.enable``)."""
         prefix = f"chrome-extension://{self.extension_id}/"
-        session = await WorkerDebugSession.attach(self.context.browser, prefix)
+        session = await self.worker_devtools()
         try:
             parsed = await session.scripts()
         finally:
             await session.close()
         return {url[len(prefix):]: digest for url, digest in sorted(parsed.items()) if url.startswith(prefix)}
+
+    async def worker_devtools(self) -> "WorkerDebugSession":
+        """A DevTools session on the extension's service worker."""
+        return await WorkerDebugSession.attach(self.context.browser, f"chrome-extension://{self.extension_id}/")
 
     async def page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
         """``{page: {script: sha256}}``: every script each extension page ran (and, with
@@ -202,6 +205,8 @@ class ChromiumLaunch(BrowserLaunch):
 
     async def find_remote_extension(self) -> str:
         """The id of the remote browser's extension whose manifest is the configured tree's."""
+        from playwright.async_api import Error as PlaywrightError
+
         wanted = list((self.engine.tree / "manifest.json").read_bytes())
         ids = sorted({w.url.split("/")[2] for w in self.context.service_workers if w.url.startswith("chrome-extension://")})
         page = await self.context.new_page()
@@ -267,6 +272,10 @@ class ChromiumLaunch(BrowserLaunch):
 
 
 class ChromiumEngine(BrowserEngine):
+    OPTIONS = {**BrowserEngine.OPTIONS, "endpoint": str}
+    EXTENSION = "chromium"
+    RECORDS_PAGE_SCRIPTS = True
+    COVERAGE = BLOCK_COVERAGE
     kind = "chromium"
     default_executable = "/usr/bin/chromium"
     protocol = "cdp"
@@ -284,6 +293,8 @@ class ChromiumEngine(BrowserEngine):
     def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
         """The scripts each page ran (``ChromiumLaunch.page_scripts``), in a launch of its own:
         a page's code (a popup messaging the background) must not reach an engine's cases."""
+        from playwright.async_api import Error as PlaywrightError
+
         launch = ChromiumLaunch(self, (), background=False)  # a broken background is the background check's
         try:
             budget = self.startup_timeout_s + (len(pages) + content) * (PAGE_WAIT_S + 10)
@@ -377,7 +388,17 @@ class ChromiumSession(BrowserSession):
         if not via_message:
             self.module_hashes = report["hashes"]
 
+    async def devtools_channel(self) -> Any:
+        """A DevTools channel (``send(method, params)``) on the realm that runs this session's
+        cases, for an observer such as coverage: its page's CDP session, or, via messages, the
+        extension's service worker (``WorkerDebugSession``, a target Playwright cannot address)."""
+        if self.engine.via == "message":
+            return await self.launch.worker_devtools()
+        return await self.context.new_cdp_session(self.page)
+
     def run(self, cases: list[WireCase], case_timeout_s: float) -> Batch:
+        from playwright.async_api import Error as PlaywrightError  # loaded with the browser
+
         batch = Batch()
         try:
             batch.add_runner_output(self.loop.call(lambda: self.page.evaluate(_RUN_CHUNK, wire_json(cases)), case_timeout_s))

@@ -53,8 +53,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import async_playwright
-
 from ...project.environments import NORMAL
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
 from ..environment import has_language, process_environment, realm_prelude
@@ -105,6 +103,8 @@ class FirefoxLaunch(BrowserLaunch):
         self.addon = pack_xpi(self.engine.tree, self.profile / "extensions", self.server, subjects,
                               realm_prelude(self.engine.environment, webdriver=True))
         self.phase = "launching Firefox"
+        from playwright.async_api import async_playwright  # loaded when a browser starts, never before
+
         self.playwright = await async_playwright().start()
         prefs = {**firefox_prefs(self.addon.gecko_id), **self.engine.environment_prefs(),
                  **self.engine.options.get("prefs", {})}
@@ -144,6 +144,9 @@ class FirefoxLaunch(BrowserLaunch):
 
 
 class FirefoxEngine(BrowserEngine):
+    OPTIONS = {**BrowserEngine.OPTIONS, "prefs": dict}
+    EXTENSION = "firefox"
+    RECORDS_PAGE_SCRIPTS = True
     kind = "firefox"
     default_executable = "/usr/bin/firefox-esr"
     protocol = "webdriver-bidi (channel moz-firefox)"

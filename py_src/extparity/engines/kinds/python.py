@@ -24,12 +24,16 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from ..base import EngineStartError, host_versions
+from ..base import BRANCH_COVERAGE, EngineStartError, host_versions
 from ..child import ChildEngine
 from ..worker import Host
 
 
 class PythonEngine(ChildEngine):
+    HOST = f"{__name__}:PythonHost"
+    NEEDS_TREE = False
+    OPTIONS = {"path": (str, list), "functions": dict, "python": str}
+    COVERAGE = BRANCH_COVERAGE
     kind = "python"
     chunk_size = 200
     coverage: dict[str, Any] | None = None  # {"data_file", "source_pkgs"}: coverage.py in the worker (extparity.coverage)
@@ -65,6 +69,11 @@ class PythonEngine(ChildEngine):
 
     def job(self) -> dict[str, Any]:
         return {"path": self._paths(), "functions": self._functions(), "coverage": self.coverage}
+
+    def in_process_host(self) -> "PythonHost":
+        """The reference loaded here as the worker loads it: from the configured path, refusing a
+        package found elsewhere."""
+        return PythonHost(self.job())
 
 
 class PythonHost(Host):

@@ -34,6 +34,9 @@ NON_STANDARD = ["console", "atob", "btoa", "setTimeout", "clearTimeout", "setImm
 
 
 class SpiderMonkeyEngine(JSChildEngine):
+    HOST = f"{__name__}:SpiderMonkeyHost"
+    OPTIONS = {"chunk_size": int}
+    INSTALL_HINT = "pip install 'extparity[engines]' (pythonmonkey)"
     kind = "spidermonkey"
     batches = True  # one settle per list (JSHost.settle_within), stopped by the parent's kill
     # Over a long fuzz campaign the pythonmonkey worker's heap keeps growing (680 MB after

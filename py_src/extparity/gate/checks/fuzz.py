@@ -21,7 +21,7 @@ from ...engines.driver import Controller
 from ...fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, seed_cases
 from ...fuzz.generators import GeneratorError
 from ...project.config import Project
-from ...project.kinds import IN_BROWSER, kind_of
+from ...project.kinds import IN_BROWSER, engine_class
 from ...project.words import count
 from ..context import Gate
 from ..registry import ARTIFACTS, HEADLESS, Spec
@@ -32,7 +32,7 @@ SHRINK_SECONDS = 30.0  # one finding fails the gate; its line needs to be small,
 
 def headless_engines(project: Project) -> list[str]:
     """The engines that start in a worker or in process: fast enough for thousands of cases."""
-    return [name for name, spec in project.engines.items() if kind_of(spec.kind).runs != IN_BROWSER]
+    return [name for name, spec in project.engines.items() if engine_class(spec.kind).RUNS != IN_BROWSER]
 
 
 def judge(project: Project, corpus: Corpus, controller: Controller | None = None,

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...project.config import Project, declares_content_scripts
 from ...project.hashing import sha256_hex
-from ...project.kinds import build_engine, records_page_scripts
+from ...project.kinds import build_engine, engine_class
 from ...project.words import count
 from ...subject import tree_checks
 from ...subject.linker import LinkError, import_closure, normalize_path
@@ -41,13 +41,7 @@ def recorders(project: Project) -> dict[str, list[str]]:
     """Tree -> one engine per kind bound to it that can record its pages' scripts."""
     found: dict[str, dict[str, str]] = {}
     for name, spec in sorted(project.engines.items()):
-        if spec.tree is None:
-            continue
-        try:
-            able = records_page_scripts(spec.kind)
-        except ImportError:
-            continue  # the engine's own start-up failure says so, in parity
-        if able:
+        if spec.tree is not None and engine_class(spec.kind).RECORDS_PAGE_SCRIPTS:
             found.setdefault(spec.tree, {}).setdefault(spec.kind, name)
     return {tree: sorted(by_kind.values()) for tree, by_kind in found.items()}
 
