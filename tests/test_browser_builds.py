@@ -24,7 +24,7 @@ from extparity.engines.base import EngineStartError
 from extparity.engines.executables import LAYOUT, _revision, choose_executable
 from extparity.engines.kinds.firefox import refuse_known_broken_pair
 
-from fake_extension import make_tree, write_project
+from support.fake_extension import make_tree, write_project
 
 DEBIAN = {"chromium": "/usr/bin/chromium", "firefox": "/usr/lib/firefox-esr/firefox-esr"}
 

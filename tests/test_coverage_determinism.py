@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
 
 
 def coverage_of_one_run(path: Path) -> bytes:

@@ -20,7 +20,7 @@ from extparity.engines.base import WireCase
 from extparity.engines.driver import run_engine
 from extparity.project.kinds import build_engine
 
-from fake_extension import MODULES, PARSER, make_tree, sha256, write_project
+from support.fake_extension import MODULES, PARSER, make_tree, sha256, write_project
 
 KINDS = ["quickjs", "v8", "spidermonkey", "chromium", "firefox"]
 FLAVOR = {"quickjs": "chrome", "v8": "chrome", "spidermonkey": "firefox", "chromium": "chrome", "firefox": "firefox"}
@@ -234,7 +234,7 @@ STARTUP_FAILURES = [
                          ids=["chromium-no-manifest", "firefox-no-manifest", "chromium-background-throws",
                               "firefox-background-throws", "chromium-mv2"])
 def test_a_start_up_problem_is_reported_within_seconds_in_the_browsers_words(kind, files, changes, words, tmp_path):
-    from fake_extension import manifest
+    from support.fake_extension import manifest
 
     tree = tmp_path / "tree"
     if files is None:

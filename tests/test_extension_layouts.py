@@ -11,39 +11,20 @@ deviation of one case.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
+from support import SUBFOLDER
+from support.cli import call_cli
+from support.copies import copy_subfolder
 
-ROOT = Path(__file__).resolve().parents[1]
-SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
-WEB_EXT = ROOT / ".tools/node_modules/.bin/web-ext"
 ENGINES = ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox", "chromium", "firefox"]
 EVERY_ENGINE = [*ENGINES, "chromium-background", "firefox-background"]  # the gate's messages add the last two
 CASES = ["one-call", "two-calls", "not-allowed", "tiny-factor"]
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
-
-
-def copy_subfolder(tmp_path: Path) -> Path:
-    """A copy of the extension whose web-ext path points at this checkout's."""
-    copy = tmp_path / "subfolder"
-    shutil.copytree(SUBFOLDER, copy)
-    config = copy / "pyproject.toml"
-    config.write_text(config.read_text().replace('"../../../.tools/node_modules/.bin/web-ext"', json.dumps(str(WEB_EXT))))
-    return copy
 
 
 def run_result(tmp_path: Path, config: Path, *args: str) -> tuple[int, str, dict]:

@@ -30,9 +30,8 @@ from extparity.engines.child import ChildSession
 from extparity.engines.driver import MAX_RESTARTS, run_engine
 from extparity.project.kinds import build_engine
 
-from fake_extension import make_tree, write_project
+from support.fake_extension import make_tree, write_project
 
-ROOT = Path(__file__).resolve().parents[1]
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
 REFERENCE = '''\
 import json, os

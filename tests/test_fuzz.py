@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -27,7 +26,9 @@ from extparity.project.config import load_project
 from extparity.project.kinds import build_engine
 from extparity.subject.linker import compared_literals
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT, bundled_table
+from support.copies import copy_bundled_project
+
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
 HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
 JSON_CORE = "extension/firefox/src/agent/json-core.js"
@@ -51,10 +52,7 @@ def extparity(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def project_copy(root: Path, bug: str | None = None) -> Path:
     """The bundled project, copied; with ``bug`` planted in the Firefox tree's json-core.js."""
-    for name in ("extension", "fixtures", "adapters", "policy"):
-        shutil.copytree(ROOT / name, root / name)
-    shutil.copytree(ROOT / "py_src" / "toolcalls", root / "py_src" / "toolcalls")
-    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    copy_bundled_project(root)
     if bug is not None:
         old, new = PLANTED[bug]
         path = root / JSON_CORE
@@ -223,10 +221,7 @@ def test_shrinking_stops_at_its_budget_with_the_smallest_failing_case_so_far():
 
 
 def _config_generators() -> dict[str, list[str]]:
-    import tomllib
-
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["extparity"]["fuzz"]
-    return table["generators"]
+    return bundled_table()["fuzz"]["generators"]
 
 
 INVISIBLE = "\\u2063\\u2062"  # invisible separator, invisible times: as the JS source spells them

@@ -17,57 +17,24 @@ import io
 import json
 import re
 import shutil
-import tomllib
 import zipfile
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
-from extparity.project.kinds import kind_of
 from extparity.gate import artifacts
-from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
+from toolcalls import parse_tool_calls_canonical
 
-from config_files import write_pyproject
+from support import PARSER, ROOT, SHAPED, bundled_table
+from support.cli import call_cli
+from support.config_files import write_pyproject
+from support.copies import copy_shaped
+from support.gate_copy import (ALLOWLIST_RULE, CHECKS, PARSE_INPUTS, REPAIR_INPUTS, SMALL_ENGINES, Copy, bundled_gate,
+                               skip_allowlist_when)
 
-ROOT = Path(__file__).resolve().parents[1]
 VERSION = json.loads((ROOT / "extension/chrome/manifest.json").read_text())["version"]  # the version that ships
-PARSER = "src/agent/tool-call-parser.js"
-# The allowlist rule of plain JSON calls, with the line before it so that it is found once.
-ALLOWLIST_RULE = ('  if (typeof name !== "string" || name === "") return new Rejected("bad-name");\n'
-                  '  if (!allowed.has(name)) return new Rejected("not-allowed", name);\n')
-SMALL_ENGINES = ("python", "quickjs-chrome", "chromium", "firefox")
-CHECKS = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
-          "web-ext lint", "entry points", "background", "page scripts", "parity", "known deviations", "environment", "coverage", "fuzz"]
 LINK = "https://example.org/extparity/gate-test"
-SMALL_FUZZ_BUDGET = 2000
-
-PARSE_INPUTS = {
-    "parse-own-line": ('{"name":"click","arguments":{"selector":"#a"}}', ["click"]),
-    "parse-tagged": ('<tool_call>{"name":"click","arguments":{}}</tool_call>', ["click"]),
-    "parse-narration": ('I will not call {"name":"click","arguments":{}} here.', ["click"]),
-    "parse-not-allowed": ('{"name":"run_script","arguments":{}}', ["click"]),
-}
-REPAIR_INPUTS = {"repair-truncated": '{"a": [1, 2', "repair-valid": '{"a": 1}'}
 CASES = len(PARSE_INPUTS) + len(REPAIR_INPUTS)
-
-
-def parse_case(case_id: str) -> dict:
-    text, allowed = PARSE_INPUTS[case_id]
-    verdict = json.loads(parse_tool_calls_canonical(text, allowed))
-    return {"id": case_id, "fn": "parse", "input": text, "allowed": allowed, "tags": ["gate"], "why": "gate test",
-            "expect": {"calls": [c["name"] for c in verdict["calls"]], "rejected": [r["reason"] for r in verdict["rejected"]]}}
-
-
-def repair_case(case_id: str) -> dict:
-    return {"id": case_id, "fn": "repair", "input": REPAIR_INPUTS[case_id], "tags": ["gate"], "why": "gate test",
-            "expect": json.loads(repair_arguments_canonical(REPAIR_INPUTS[case_id]))}
-
-
-def bundled_gate(key: str) -> list:
-    """The bundled config's own entries under [tool.extparity.gate].KEY, which a copy keeps."""
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]["gate"].get(key, [])
 
 
 def allow(identifier: str, module: str = PARSER) -> list:
@@ -83,110 +50,10 @@ def deviation(case: str, *engines: str, verdict: str | None = None) -> dict:
     return entry
 
 
-class Copy:
-    """A throwaway copy of the project that a scenario breaks in one or more ways."""
-
-    def __init__(self, root: Path, *, corpus: str = "small", deviations: list | None = None, engines=SMALL_ENGINES,
-                 second_environments: bool = False, **gate_changes):
-        """``second_environments``: keep the gate's default environments (test_gate_environment.py);
-        without, the copy's gate runs the engines once, as the checks it tests need."""
-        self.root = root
-        shutil.copytree(ROOT / "extension", root / "extension")
-        shutil.copytree(ROOT / "adapters", root / "adapters")
-        table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
-        table["engines"] = {name: spec for name, spec in table["engines"].items() if name in engines}
-        table["engines"]["python"]["path"] = str(ROOT / "py_src")
-        table["gate"]["web_ext"]["command"] = str(ROOT / table["gate"]["web_ext"]["command"])
-        if not second_environments:
-            table["gate"]["environments"] = []
-        table["fuzz"]["plugins"] = [str(ROOT / plugin) for plugin in table["fuzz"]["plugins"]]
-        if corpus != "bundled":  # a small corpus gets a small fuzz budget: each gate run here pays for it
-            table["gate"]["fuzz"] = {"seed": 0, "cases": SMALL_FUZZ_BUDGET}
-        if sum(kind_of(spec["kind"]).extension is None for spec in table["engines"].values()) < 2:
-            table["gate"]["fuzz"] = {"cases": 0}  # no two headless engines to fuzz through: the test is about others
-        table["gate"].update(gate_changes)
-        if corpus == "bundled":
-            table["corpus"] = [str(ROOT / "fixtures")]
-            table["known_deviations"] = str(ROOT / "fixtures" / "known-deviations.json")
-        else:
-            self.write_corpus(corpus)
-            table["corpus"] = ["corpus"]
-            table["gate"]["minimum_cases"] = gate_changes.get("minimum_cases", {"parse": 1, "repair": 1})
-            # Six cases run a fraction of the verified code: the coverage check judges only where a test asks.
-            table["gate"]["block_coverage_floor"] = gate_changes.get("block_coverage_floor", 0)
-            table["gate"]["reference_branch_floor"] = gate_changes.get("reference_branch_floor", 0)
-            table["known_deviations"] = "known-deviations.json"
-            (root / "known-deviations.json").write_text(json.dumps(deviations or []))
-        self.table = table
-        self.config = str(write_pyproject(root / "pyproject.toml", table))
-
-    def reconfigure(self, change) -> None:
-        """Change the copy's [tool.extparity] table (``change(table)``) and write it again."""
-        change(self.table)
-        write_pyproject(self.root / "pyproject.toml", self.table)
-
-    def write_corpus(self, kind: str) -> None:
-        corpus = self.root / "corpus"
-        (corpus / "parse").mkdir(parents=True)
-        (corpus / "repair").mkdir()
-        (corpus / "tags.json").write_text(json.dumps({"gate": "written by test_gate"}))
-        parse = [] if kind == "empty" else [parse_case(i) for i in PARSE_INPUTS]
-        repair = [] if kind == "empty" else [repair_case(i) for i in REPAIR_INPUTS]
-        (corpus / "parse" / "basic.jsonl").write_text("".join(json.dumps(c) + "\n" for c in parse))
-        (corpus / "repair" / "basic.jsonl").write_text("".join(json.dumps(c) + "\n" for c in repair))
-
-    def tree(self, name: str) -> Path:
-        return self.root / "extension" / name
-
-    def edit(self, rel: str, old: str, new: str, trees=("chrome", "firefox")) -> None:
-        for tree in trees:
-            path = self.tree(tree) / rel
-            text = path.read_text(encoding="utf-8")
-            assert text.count(old) == 1, f"{rel}: the text this test changes has moved"
-            path.write_text(text.replace(old, new), encoding="utf-8")
-
-    def write(self, rel: str, text: str, trees=("chrome", "firefox")) -> None:
-        for tree in trees:
-            (self.tree(tree) / rel).parent.mkdir(parents=True, exist_ok=True)
-            (self.tree(tree) / rel).write_text(text, encoding="utf-8")
-
-    def edit_json(self, path: Path, change) -> None:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        change(document)
-        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-
-    def gate(self, *extra: str, report: str = "gate.json") -> "Outcome":
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            code = cli.main(["--config", self.config, "gate", "--json", str(self.root / report), *extra])
-        path = self.root / report
-        return Outcome(code, out.getvalue(), err.getvalue(), json.loads(path.read_text()) if path.is_file() else None)
-
-    def dist(self) -> dict[str, bytes]:
-        return {p.name: p.read_bytes() for p in sorted((self.root / "dist").iterdir()) if p.is_file()}
-
-
-class Outcome:
-    def __init__(self, code: int, out: str, err: str, document: dict | None):
-        self.code, self.out, self.err, self.json = code, out, err, document
-        self.lines = {}
-        for line in out.splitlines():
-            match = re.match(r"(PASS|FAIL) ([a-z -]+?): (.*)", line)
-            if match:
-                self.lines[match.group(2)] = (match.group(1), match.group(3))
-
-    def failing(self) -> set[str]:
-        return {name for name, (mark, _) in self.lines.items() if mark == "FAIL"}
-
-    def reason(self, check: str) -> str:
-        return self.lines[check][1]
-
-
 # ------------------------------------------------------------------ the bundled extension
 
 def test_the_gate_passes_on_the_bundled_extension_and_counts_its_known_deviations(tmp_path):
-    outcome = Copy(tmp_path, corpus="bundled", engines=tomllib.loads((ROOT / "pyproject.toml").read_text())
-                   ["tool"]["extparity"]["engines"], second_environments=True).gate()
+    outcome = Copy(tmp_path, corpus="bundled", engines=bundled_table()["engines"], second_environments=True).gate()
     assert outcome.code == 0, outcome.out + outcome.err
     assert list(outcome.lines) == CHECKS and outcome.failing() == set()
     assert outcome.out.strip().endswith(f"gate PASSED: all {len(CHECKS)} checks")
@@ -448,14 +315,12 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"fuzz": {"budget": 30}}, "fuzz: unknown key 'budget'"),
 ])
 def test_a_malformed_gate_table_exits_2_naming_the_key(tmp_path, change, words):
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    table = bundled_table()
     table["gate"] = {**table["gate"], **change}
     config = write_pyproject(tmp_path / "pyproject.toml", {**table, "trees": {
         "chrome": str(ROOT / "extension/chrome"), "firefox": str(ROOT / "extension/firefox")}})
-    err = io.StringIO()
-    with redirect_stdout(io.StringIO()), redirect_stderr(err):
-        code = cli.main(["--config", str(config), "gate"])
-    assert code == 2 and words in err.getvalue(), err.getvalue()
+    code, _, err = call_cli("--config", str(config), "gate")
+    assert code == 2 and words in err, err
 
 
 # ------------------------------------------------------------------ web-ext's report, judged
@@ -803,11 +668,9 @@ def test_an_unusable_baseline_or_acknowledgements_file_exits_2_before_anything_r
     del run["gate"]
     (tmp_path / "run.json").write_text(json.dumps(run))
     (tmp_path / "acks.json").write_text("[]")
-    err = io.StringIO()
-    with redirect_stdout(io.StringIO()), redirect_stderr(err):
-        code = cli.main(["--config", copy.config, "gate", *[str(tmp_path / a) if a.endswith((".json", ".toml")) else a
-                                                             for a in extra]])
-    assert code == 2 and words in err.getvalue(), err.getvalue()
+    code, _, err = call_cli("--config", copy.config, "gate", *[str(tmp_path / a) if a.endswith((".json", ".toml")) else a
+                                                            for a in extra])
+    assert code == 2 and words in err, err
     assert not (tmp_path / "dist").exists()
 
 
@@ -862,12 +725,6 @@ def rule_line() -> int:
     top-level declaration added)."""
     text = (ROOT / "extension/chrome" / PARSER).read_text()
     return text[:text.index(ALLOWLIST_RULE)].count("\n") + 2
-
-
-def skip_allowlist_when(condition: str):
-    """An edit that keeps the allowlist rule of plain JSON calls only while `condition` holds."""
-    return lambda copy: copy.edit(PARSER, ALLOWLIST_RULE, ALLOWLIST_RULE.replace(
-        "if (!allowed.has(name))", f"if (!allowed.has(name) && {condition})"))
 
 
 def top_level_line() -> int:
@@ -977,15 +834,12 @@ def test_the_shaped_extension_needs_exactly_its_two_exceptions_for_time_based_ca
     from extparity.gate.purity import verdict
     from extparity.project.config import load_project
 
-    shaped = ROOT / "tests/extensions/shaped"
-    problems, line = verdict(load_project(shaped / "pyproject.toml"))
+    problems, line = verdict(load_project(SHAPED / "pyproject.toml"))
     assert problems == []
     assert line == ("3 verified modules and 1 adapter read no environment and keep no state between calls; exceptions: Date.now in "
                     "lib/parser/ids.js (fresh call ids, dropped by the adapter), Math.random in lib/parser/ids.js "
                     "(fresh call ids, dropped by the adapter)")
-    copy = tmp_path / "shaped"
-    shutil.copytree(shaped, copy)
-    config = copy / "pyproject.toml"
+    config = copy_shaped(tmp_path / "shaped") / "pyproject.toml"
     config.write_text("\n".join(line for line in config.read_text().splitlines() if '"Math.random"' not in line) + "\n")
     problems, _ = verdict(load_project(config))
     assert problems == ["lib/parser/ids.js:2: Math.random: a clock or randomness"]
@@ -1001,8 +855,7 @@ def test_the_headless_engines_refuse_the_locale_at_run_time_unless_it_is_allowed
     def run(folder: str, **changes) -> tuple[int, dict]:
         copy = Copy(tmp_path / folder, engines=engines, **changes)
         skip_allowlist_when(hidden)(copy)
-        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-            code = cli.main(["--config", copy.config, "run", "--json", str(tmp_path / f"{folder}.json")])
+        code = call_cli("--config", copy.config, "run", "--json", str(tmp_path / f"{folder}.json"))[0]
         return code, json.loads((tmp_path / f"{folder}.json").read_text())
 
     code, result = run("guarded")

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
+
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
 
 

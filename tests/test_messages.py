@@ -8,19 +8,11 @@ extension was.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-from test_extension_layouts import call_cli
-
-ROOT = Path(__file__).resolve().parents[1]
-SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
-
-
-def copy_subfolder(tmp_path: Path) -> Path:
-    copy = tmp_path / "subfolder"
-    shutil.copytree(SUBFOLDER, copy)
-    return copy
+from support import SUBFOLDER
+from support.cli import call_cli
+from support.copies import copy_subfolder
 
 
 def both_trees(copy: Path, rel: str, old: str, new: str) -> None:

@@ -10,23 +10,18 @@ a parity-only case with no reference, and twins that differ on disk.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
-
-from plugin_outcomes import OUTCOME, expected_outcomes
+from support.cli import call_cli
+from support.copies import copy_shaped
+from support.plugin_outcomes import OUTCOME, expected_outcomes
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
 ENGINES = "quickjs-chrome,quickjs-firefox,v8-chrome"
 # QuickJS-ng prints 2**-24 with 17 digits, V8 with 16: a real engine difference, in a module that
 # stays byte-identical in both trees (and one the headless engines' purity guard allows, unlike
@@ -39,10 +34,7 @@ PLANTED_CASE = {"id": "planted", "fn": "calls", "text": "PLANTED", "allowed": ["
 
 
 def shaped_copy(pytester: pytest.Pytester, *, identical_twins: bool = True, planted: bool = False) -> Path:
-    root = pytester.path
-    shutil.copytree(SHAPED, root, dirs_exist_ok=True)
-    if identical_twins:  # the shipped copy differs by a comment, on purpose
-        shutil.copyfile(root / "chrome/lib/parser/scan.js", root / "firefox/lib/parser/scan.js")
+    root = copy_shaped(pytester.path, twins=identical_twins)  # the shipped copy's twins differ by a comment, on purpose
     if planted:
         for tree in ("chrome", "firefox"):
             module = root / tree / "lib/parser/index.js"
@@ -63,12 +55,10 @@ def run_pytest(pytester: pytest.Pytester, *args: str) -> tuple[int, dict[str, st
 
 def run_extparity(root: Path) -> tuple[int, dict, str, str]:
     """`extparity run --json` on the same project and engines: (exit code, result, its bytes, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
     target = root / "out" / "run.json"
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["--config", str(root / "pyproject.toml"), "run", "--engines", ENGINES, "--json", str(target)])
+    code, _, err = call_cli("--config", str(root / "pyproject.toml"), "run", "--engines", ENGINES, "--json", str(target))
     text = target.read_text(encoding="ascii")
-    return code, json.loads(text), text, err.getvalue()
+    return code, json.loads(text), text, err
 
 
 

@@ -1,6 +1,6 @@
 """One divergence planted in one engine, followed through every report a person or CI reads.
 
-A throwaway copy of the subject (test_harness_runner's `Project`) loses one parsing rule (the
+A throwaway copy of the subject (support.run_copy's `Project`) loses one parsing rule (the
 comma allowed after a bare call) in its Firefox twin only; the corpus holds one case that the
 rule decides. With the reference and one QuickJS engine per tree, quickjs-firefox is then the
 odd one out on exactly that case. The run writes JSON, HTML, JUnit and a repro folder, and
@@ -19,8 +19,10 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 from playwright.sync_api import sync_playwright
 
 from extparity.project.config import load_project
-from result_schema import check_result
-from test_harness_runner import PARSE_INPUTS, Project, call_cli, drop_comma_rule, parse_case
+
+from support.cli import call_cli
+from support.result_schema import check_result
+from support.run_copy import PARSE_INPUTS, Project, drop_comma_rule, parse_case
 
 ENGINES = "python,quickjs-chrome,quickjs-firefox"
 PLANTED = "parse-trailing-comma"

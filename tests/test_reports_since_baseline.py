@@ -15,7 +15,9 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from extparity.project.config import load_project
-from test_harness_runner import Project, call_cli, drop_comma_rule
+
+from support.cli import call_cli
+from support.run_copy import Project, drop_comma_rule
 
 ENGINES = "python,quickjs-chrome,quickjs-firefox"
 CHANGED = "parse-trailing-comma"

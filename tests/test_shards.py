@@ -3,23 +3,15 @@ does a run whose engines go one at a time (`--jobs 1`)."""
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from extparity import cli
 from extparity.results.shards import in_shard, parse_shard
 
+from support.cli import call_cli
+
 ENGINES = "python,quickjs-chrome"
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
