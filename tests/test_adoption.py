@@ -24,6 +24,8 @@ from support.built_wheel import build_wheel, make_venv
 from support.copies import copy_shaped
 from support.plugin_outcomes import OUTCOME, expected_outcomes
 
+pytestmark = [pytest.mark.packaging, pytest.mark.browser]
+
 ADAPTER = """\
 export default async function (extractToolCalls, text, options) {
   const calls = await extractToolCalls(text, { allowedTools: new Set(options) });

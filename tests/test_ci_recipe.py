@@ -190,6 +190,7 @@ class Runner:
         return done.returncode
 
 
+@pytest.mark.gate
 def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gate_says(tmp_path):
     project = headless_copy(tmp_path / "project", HEADLESS, CORPUS)
     matrix = workflow()["jobs"]["shard"]["strategy"]["matrix"]["shard"]

@@ -14,6 +14,8 @@ import pytest
 
 from support.gate_copy import Copy
 
+pytestmark = [pytest.mark.gate, pytest.mark.browser]
+
 CONTENT_SCRIPT = "// The copy's content script: it only has to run for its tab to get the extension's world.\n"
 MATCHES = "https://shop.example/*"
 ALL_TOOLS = '["click", "navigate", "read_page", "run_script"]'

@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import ROOT
+
+pytestmark = pytest.mark.browser
 
 
 def coverage_of_one_run(path: Path) -> bytes:

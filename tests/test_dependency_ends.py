@@ -22,6 +22,8 @@ from packaging.version import Version
 from support import ROOT
 from support.built_wheel import build_wheel, make_venv
 
+pytestmark = pytest.mark.packaging
+
 HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
 
 

@@ -66,6 +66,7 @@ def summary(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_a_fixed_seed_campaign_through_the_headless_engines_finds_nothing(tmp_path):
     done = fuzz("--seed", "20261201", "--cases", "6000", "--engines", HEADLESS,
                 "--out", str(tmp_path / "found"), "--json", str(tmp_path / "fuzz.json"))
@@ -80,6 +81,7 @@ def test_a_fixed_seed_campaign_through_the_headless_engines_finds_nothing(tmp_pa
     print(f"{report['cases']} cases, {report['cases_per_s']} cases/s")
 
 
+@pytest.mark.browser
 def test_the_browsers_take_a_campaign_in_one_session_each(tmp_path):
     done = fuzz("--seed", "5", "--cases", "1200", "--engines", "python,chromium,firefox",
                 "--json", str(tmp_path / "fuzz.json"), "--out", str(tmp_path / "found"))
@@ -120,6 +122,7 @@ def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(t
     assert clean.returncode == 0, clean.stderr + clean.stdout
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_path):
     """Batches of 400 and of 23 cases: the pipeline holds different cases in flight when each
     finding stops it, and the findings file must not change. The campaign is seeded from the
@@ -249,6 +252,7 @@ def refused_calls_corpus(project: Path) -> None:
     (project / "fixtures" / "parse" / "refused.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
 
 
+@pytest.mark.slow
 def test_guided_fuzzing_splices_the_modules_literals_and_finds_a_rule_the_same_budget_unguided_does_not(tmp_path):
     """The issue's attack: any tool runs when the text holds a short sequence of invisible
     characters. The sequence is a literal of the verified module, so the guided campaign splices

@@ -52,6 +52,8 @@ def deviation(case: str, *engines: str, verdict: str | None = None) -> dict:
 
 # ------------------------------------------------------------------ the bundled extension
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_the_gate_passes_on_the_bundled_extension_and_counts_its_known_deviations(tmp_path):
     outcome = Copy(tmp_path, corpus="bundled", engines=bundled_table()["engines"], second_environments=True).gate()
     assert outcome.code == 0, outcome.out + outcome.err
@@ -96,6 +98,8 @@ def twice(tmp_path_factory):
     return copy, first, first_dist, second
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_known_deviation_passes_but_the_summary_counts_it_instead_of_claiming_all_agree(twice):
     _, first, _, _ = twice
     assert first.code == 0, first.out + first.err
@@ -106,6 +110,8 @@ def test_a_known_deviation_passes_but_the_summary_counts_it_instead_of_claiming_
     assert first.reason("known deviations").startswith("1 case (1 cell) is a known deviation in known-deviations.json")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_two_gate_runs_give_byte_identical_artifacts_and_reports(twice):
     copy, first, first_dist, second = twice
     assert second.code == 0, second.out + second.err
@@ -114,6 +120,8 @@ def test_two_gate_runs_give_byte_identical_artifacts_and_reports(twice):
     assert sorted(first_dist) == [f"tool-call-inspector-{VERSION}-chrome.zip", f"tool-call-inspector-{VERSION}-firefox.xpi"]
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_the_engines_ran_on_the_unpacked_artifacts_and_the_report_records_their_hashes(twice):
     copy, first, first_dist, _ = twice
     recorded = first.json["gate"]["artifacts"]
@@ -127,6 +135,8 @@ def test_the_engines_ran_on_the_unpacked_artifacts_and_the_report_records_their_
     assert not (copy.root / "dist" / ".unpacked").exists()
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_the_deterministic_zip_has_fixed_order_times_and_modes(twice):
     _, _, first_dist, _ = twice
     with zipfile.ZipFile(io.BytesIO(first_dist[f"tool-call-inspector-{VERSION}-chrome.zip"])) as archive:
@@ -137,6 +147,8 @@ def test_the_deterministic_zip_has_fixed_order_times_and_modes(twice):
 
 # ------------------------------------------------------------------ attack: a laxer parser copy behind the Firefox manifest
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_firefox_background_pointed_at_a_laxer_parser_copy_fails(tmp_path):
     copy = Copy(tmp_path)
     lax = (copy.tree("chrome") / PARSER).read_text().replace(ALLOWLIST_RULE, ALLOWLIST_RULE.splitlines(True)[0])
@@ -165,6 +177,8 @@ def test_a_firefox_background_pointed_at_a_laxer_parser_copy_fails(tmp_path):
 
 # ------------------------------------------------------------------ attacks: only in the service worker; a module outside the verified set
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_parser_that_differs_only_in_the_service_worker_and_a_drifted_dynamic_import_fail(tmp_path):
     copy = Copy(tmp_path, deviations=[deviation("parse-tagged", "quickjs-chrome")], purity=allow("ServiceWorkerGlobalScope"),
                 glue_scripts=bundled_gate("glue_scripts") + [{"script": "src/agent/format.js", "reason": "test_gate"}])
@@ -185,6 +199,8 @@ def test_a_parser_that_differs_only_in_the_service_worker_and_a_drifted_dynamic_
 
 # ------------------------------------------------------------------ attacks: a background that throws; deviations that lie; too few cases
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_background_that_throws_bad_deviation_entries_and_too_few_cases_fail(tmp_path):
     copy = Copy(tmp_path, minimum_cases={"parse": 100, "repair": 1},
                 deviations=[deviation("no-such-case", "python"), deviation("parse-tagged", "quickjs-chrome")])
@@ -208,6 +224,8 @@ def test_a_background_that_throws_bad_deviation_entries_and_too_few_cases_fail(t
 
 # ------------------------------------------------------------------ attacks: no cases; a drifted byte; a version; a changed artifact
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact_fail(tmp_path):
     copy = Copy(tmp_path, corpus="empty", glue=["inspector.html", "gone.js"])
     copy.edit("inspector.html", "<title>Tool Call Inspector</title>", "<title>Tool Call Inspector (Chrome)</title>",
@@ -243,6 +261,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
     assert "all 0 cases agree" not in outcome.out
 
 
+@pytest.mark.gate
 def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tmp_path):
     outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate()
     assert outcome.code == 1
@@ -263,6 +282,8 @@ ANY_TOOL_IN_THE_BAND = (f"const verdict = new Verdict(raw.length >= {BAND[0]} &&
                         f"? {{ has: () => true }} : new Set(allowed), raw);")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fuzz_budget(tmp_path):
     copy = Copy(tmp_path)
     copy.edit(PARSER, VERDICT_OF_THE_TEXT, ANY_TOOL_IN_THE_BAND)
@@ -281,6 +302,8 @@ def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fu
     assert outcome.json["gate"]["checks"][CHECKS.index("fuzz")]["problems"] == [line], "one finding, on one line"
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_fuzz_budget_the_time_cap_cuts_short_fails_instead_of_passing_on_fewer_cases(tmp_path):
     outcome = Copy(tmp_path, fuzz={"seed": 0, "cases": 1_000_000, "seconds": 2}).gate()
     assert outcome.code == 1
@@ -445,6 +468,8 @@ def test_an_artifact_that_would_not_ship_what_its_tree_says_fails_the_artifacts_
         assert not (tmp_path / "dist").exists() or not any((tmp_path / "dist").iterdir())
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_case_twin_and_a_drifted_zip_in_dist_fail_the_gate_on_the_artifacts_check_alone(tmp_path):
     copy = Copy(tmp_path)
     plant_case_twin(copy)
@@ -550,6 +575,8 @@ def web_ext_setting(**values):
 ENTRY_SHA = r"\(entry sha256 [0-9a-f]{12}(?: -> [0-9a-f]{12})?\)"
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize(("breakage", "line"), [
     (drop_engine("firefox"), 'tree firefox: no browser engine loads it, so what ships from it is not gated '
                              '(configure a chromium or firefox engine with tree = "firefox") (and 3 more)'),
@@ -587,6 +614,8 @@ def test_a_policy_change_against_the_last_release_fails_the_policy_check(tmp_pat
     assert (line.fullmatch(found.line) if isinstance(line, re.Pattern) else found.line == line), found.line
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_removing_the_firefox_engine_names_each_engine_and_the_tree_it_no_longer_gates(tmp_path, release):
     copy = released_copy(tmp_path)
     drop_engine("firefox")(copy)
@@ -596,6 +625,8 @@ def test_removing_the_firefox_engine_names_each_engine_and_the_tree_it_no_longer
         "not acknowledged: tree firefox: no firefox engine loads it any more"]
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_an_exception_list_the_comparison_has_never_heard_of_is_compared_as_every_other_one(release):
     """Any list under [tool.extparity.gate] is an exception list (read from the file, not from a
     list of known keys): one a later version adds, with tables for items, is covered unchanged."""
@@ -622,6 +653,8 @@ def acknowledgement(change: str = GLUE_CHANGE, link: str = LINK) -> dict:
     return {"change": change, "reason": "the Chrome build names itself in the title", "link": link}
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_an_acknowledged_policy_change_passes_and_the_line_counts_it(tmp_path, release):
     copy = released_copy(tmp_path, glue=["inspector.html"])
     found = policy_check(copy, release, [acknowledgement()])
@@ -629,6 +662,8 @@ def test_an_acknowledged_policy_change_passes_and_the_line_counts_it(tmp_path, r
     assert found.line.endswith("against first.json: 1 policy changes, each acknowledged in acks.json")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize(("acknowledged", "line"), [
     ([acknowledgement()], f"acks.json[0]: acknowledges {GLUE_CHANGE!r}, which is no policy change against "
                           f"first.json: remove the entry"),
@@ -648,6 +683,8 @@ def test_a_stale_or_malformed_acknowledgement_fails_the_policy_check(tmp_path, r
     assert (line.fullmatch(found.line) if isinstance(line, re.Pattern) else found.line == line), found.line
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_baseline_whose_cases_were_edited_after_the_gate_wrote_it_fails(tmp_path, release):
     edited = json.loads(release.read_text())
     edited["cases"] = [case for case in edited["cases"] if case["id"] != "parse-narration"]
@@ -656,6 +693,8 @@ def test_a_baseline_whose_cases_were_edited_after_the_gate_wrote_it_fails(tmp_pa
     assert found.line == "baseline edited.json: its cases are not the ones its policy records (edited?)"
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize(("extra", "words"), [
     (["--acknowledged", "acks.json"], "--acknowledged names policy changes against a --baseline: pass both"),
     (["--baseline", "no-such.json"], "no-such.json: cannot read it"),
@@ -678,6 +717,8 @@ def test_an_unusable_baseline_or_acknowledgements_file_exits_2_before_anything_r
 REFUSED_AS_BAD_NAME = parse_tool_calls_canonical(*PARSE_INPUTS["parse-not-allowed"]).replace('"not-allowed"', '"bad-name"')
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_without_the_firefox_engine_and_with_a_deviating_verdict_that_changed_the_gate_fails_on_both(tmp_path, release):
     # ... now executes it; the cell still reads "known", so only the pinned verdict can tell
     copy = released_copy(tmp_path, engines=tuple(e for e in SMALL_ENGINES if e != "firefox"), glue=["inspector.html"],
@@ -698,6 +739,8 @@ def test_without_the_firefox_engine_and_with_a_deviating_verdict_that_changed_th
     assert outcome.json["gate"]["policy"]["engines"].keys() == {"python", "quickjs-chrome", "chromium", "chromium-background"}
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_an_acknowledged_policy_change_passes_the_gate_against_the_last_release(tmp_path, release):
     copy = released_copy(tmp_path, glue=["inspector.html"])
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
@@ -1027,6 +1070,8 @@ CHEATING_ADAPTER = """export default async function (send, modules, text, allowe
 """
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_gate(tmp_path):
     """The module reads a name no engine defines (no engine's verdict changes: only purity can
     see it); the background lets every tool through, and the message adapter returns the module's
@@ -1055,6 +1100,8 @@ export default async function (send, modules, text, allowed) {
 """
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_message_adapter_that_tells_the_replay_by_its_arguments_still_fails_entry_points(tmp_path):
     """The background lets every tool through; the adapter hands back the module's verdict, and
     in the gate's replay the verdict of the case's own arguments again. That worked while the
@@ -1080,6 +1127,8 @@ export default async function (send, modules, text, allowed) {
 """
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_message_adapter_that_remembers_its_answers_fails_purity(tmp_path):
     """The background lets every tool through; the adapter returns the module's verdict and
     answers the gate's replay (the same reply, other arguments) from what it remembered of the
@@ -1094,6 +1143,8 @@ def test_a_message_adapter_that_remembers_its_answers_fails_purity(tmp_path):
                                         "mutates this top-level value (calls .set(); declared at line 1)")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_background(tmp_path):
     """No manifest, page or import names relay.jsm (declared glue here, so only this is tested):
     what the Firefox background document actually loaded does."""
@@ -1112,6 +1163,8 @@ RUN_TIME_NAME = ("a script no manifest entry, page or import names (a name built
                  "never saw it")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize("condition, browsers", [("true", ("chromium", "firefox")),
                                                  ('navigator.userAgent.includes("Firefox")', ("firefox",))],
                          ids=["in-both-browsers", "in-firefox-only"])
@@ -1137,6 +1190,8 @@ PLANTED_RULE = ('    if (typeof text === "string" && text.indexOf("\\u2063\\u206
                 'return parseChecked(text, ["click", "run_script", "delete_all"]);\n')
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_rule_that_fires_only_on_a_character_sequence_no_case_contains_fails_the_coverage_check(tmp_path):
     """The issue's attack: invisible characters that let any tool run. No case holds them, so every
     verdict agrees and parity passes; the block that no case ran fails the coverage check, in one

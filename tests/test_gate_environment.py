@@ -42,6 +42,8 @@ PLANTS = {
 }
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize("plant", PLANTS)
 def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_alone(tmp_path, plant):
     condition, identifiers, engines = PLANTS[plant]
@@ -60,6 +62,8 @@ def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_a
     assert all(p.split(": ")[2] == "parse-not-allowed" for p in problems), problems  # the one case the plant changes
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_merged_shard_results_are_held_to_the_second_environment_as_a_live_gate_is(tmp_path):
     """`gate --results` judges verdicts the shards recorded; the second environment is run in the
     gate itself and compared with them, so a sharded gate cannot pass it unrun."""
@@ -103,6 +107,8 @@ answer = (message) => answered(lax && message?.type === "parseToolCalls"
 """
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_background_that_reads_its_german_messages_fails_the_shipped_locale_environment(tmp_path):
     """The background lets every tool through when its _locales/de messages say so: only a
     browser whose UI language is German reads them, which the `shipped` environment asks for.

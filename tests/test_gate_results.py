@@ -17,6 +17,9 @@ import pytest
 
 from support.gate_copy import CHECKS, Copy, call_in
 
+# Every test needs the module's project, a live gate and two shards with both browsers.
+pytestmark = [pytest.mark.gate, pytest.mark.browser]
+
 ENGINES = ("python", "quickjs-chrome", "chromium", "firefox", "chromium-background", "firefox-background")
 
 

@@ -124,6 +124,7 @@ def test_a_flipped_comment_byte_shows_in_the_hashes_the_engines_loaded(flipped):
     assert all(loaded["quickjs-chrome"][m] == loaded["quickjs-firefox"][m] == on_disk[m]["chrome"] for m in others)
 
 
+@pytest.mark.browser
 def test_the_firefox_browser_loads_and_hashes_the_flipped_module(tmp_path):
     """The in-browser hash path (bytes Firefox serves from moz-extension://) sees the flip too."""
     project = Project(tmp_path)

@@ -59,6 +59,7 @@ def test_init_finds_the_trees_from_their_manifests_and_writes_what_it_found(shap
     assert code == 0, out + err
 
 
+@pytest.mark.browser
 def test_the_shaped_config_init_wrote_runs_green_once_the_adapter_and_cases_are_written(shaped, monkeypatch):
     monkeypatch.chdir(shaped)
     assert call_cli("init")[0] == 0
@@ -76,6 +77,7 @@ def test_the_shaped_config_init_wrote_runs_green_once_the_adapter_and_cases_are_
     assert out.splitlines()[-1] == f"all 3 cases agree across {ENGINES} and meet their expectations"
 
 
+@pytest.mark.browser
 def test_the_bundled_extensions_config_runs_green_with_the_trees_named_on_the_command_line(bundled, monkeypatch):
     monkeypatch.chdir(bundled)
     code, out, err = call_cli("init", "--chrome", "ext/chrome", "--firefox", "ext/firefox")

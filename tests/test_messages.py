@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support import SUBFOLDER
 from support.cli import call_cli
 from support.copies import copy_subfolder
@@ -73,6 +75,7 @@ def test_failure_lines_go_case_by_case_and_engine_by_engine(tmp_path):
     ]
 
 
+@pytest.mark.browser
 def test_chromiums_console_error_reads_as_one_sentence_without_the_logs_quoting(tmp_path):
     copy = copy_subfolder(tmp_path)
     background = copy / "chrome/src/background.js"

@@ -22,6 +22,9 @@ from support.cli import call_cli
 from support.config_files import write_pyproject
 from support.copies import copy_shaped
 
+# Every test runs Chromium or Firefox (the shaped config's engines include both).
+pytestmark = pytest.mark.browser
+
 ENGINES = ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox", "chromium", "firefox"]
 CASES = ["one-call", "two-calls", "not-allowed", "prose-only", "mid-sentence", "bad-json-line"]
 
@@ -126,6 +129,7 @@ def test_renamed_trees_and_engines_keep_the_bundled_suite_green(tmp_path):
                         out.strip().splitlines()[-1])
 
 
+@pytest.mark.gate
 def test_the_gate_reaches_its_background_page_and_async_listener_through_config_alone(tmp_path):
     """The message path and the background checks on an extension shaped unlike the bundled one:
     a Firefox background *page*, a listener that answers asynchronously, an adapter of its own.

@@ -140,6 +140,7 @@ def test_an_engine_that_cannot_start_fails_its_engine_item_and_every_cell_of_it(
     assert "chromium-nowhere missing (corpus/calls.jsonl:1): engine crashed: browser not found" in output
 
 
+@pytest.mark.slow
 def test_workers_share_one_run_and_k_and_x_select_without_changing_the_judgement(pytester):
     root = shaped_copy(pytester, planted=True)
     _, document, _, _ = run_extparity(root)
@@ -155,6 +156,7 @@ def test_workers_share_one_run_and_k_and_x_select_without_changing_the_judgement
     assert outcomes["pyproject.toml::v8-chrome::planted"] == "FAILED"
 
 
+@pytest.mark.slow
 def test_the_ini_option_enables_it_and_named_paths_or_o_extparity_false_leave_it_out(pytester):
     root = shaped_copy(pytester)
     config = root / "pyproject.toml"

@@ -50,6 +50,7 @@ def test_the_walkthrough_has_the_blocks_it_describes():
     assert [language for language, _ in walkthrough()] == ["toml", "toml", "json", "js", "toml", "json", "toml"]
 
 
+@pytest.mark.browser
 def test_the_readme_walkthrough_builds_a_config_that_runs_step_by_step(extension):
     blocks = walkthrough()
     toml = [text for language, text in blocks if language == "toml"]

@@ -505,6 +505,7 @@ def ends_inside_string(text):
     return in_string
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(REPAIR_OBJECT, st.booleans(), st.sampled_from([None, 0, 1, 2]))
 def test_prefixes_of_an_object_never_invent_anything(obj, ascii_only, indent):

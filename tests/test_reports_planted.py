@@ -82,6 +82,7 @@ def browser_page(planted):
         browser.close()
 
 
+@pytest.mark.browser
 def test_the_matrix_groups_rows_by_outcome_vector_and_colours_each_cell(browser_page, planted):
     page, requests, errors = browser_page
     _, outcome = planted
@@ -98,6 +99,7 @@ def test_the_matrix_groups_rows_by_outcome_vector_and_colours_each_cell(browser_
     assert "k-diverges" in cells.nth(2).get_attribute("class")
 
 
+@pytest.mark.browser
 def test_the_odd_one_out_view_shows_the_planted_case_and_its_diff(browser_page):
     page, _, errors = browser_page
     page.click("nav .views button[data-view=odd]")
@@ -117,6 +119,7 @@ def test_the_odd_one_out_view_shows_the_planted_case_and_its_diff(browser_page):
     assert errors == []
 
 
+@pytest.mark.browser
 def test_a_link_to_a_case_opens_it_and_the_arrow_keys_walk_the_rows(browser_page, planted):
     page, _, _ = browser_page
     linked = page.context.browser.new_page(viewport={"width": 1400, "height": 900})
@@ -140,6 +143,7 @@ def test_a_link_to_a_case_opens_it_and_the_arrow_keys_walk_the_rows(browser_page
     linked.close()
 
 
+@pytest.mark.browser
 def test_the_filters_narrow_the_rows(browser_page):
     page, _, _ = browser_page
     page.click("nav .views button[data-view=matrix]")

@@ -30,6 +30,7 @@ def test_four_shards_merged_give_the_bytes_of_one_unsharded_run(sharded):
     assert (folder / "merged.json").read_bytes() == (folder / "whole.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_merged_shards_keep_the_configs_engine_order_when_it_is_not_alphabetical(tmp_path):
     engines = "python,v8-chrome,spidermonkey-firefox"  # config order; the JSON's "engines" object is sorted
     whole = call_cli("run", "--engines", engines, "--json", str(tmp_path / "whole.json"))

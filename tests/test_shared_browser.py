@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from extparity import api
 from extparity.engines.driver import run_engine
 from extparity.project.config import load_project
@@ -21,6 +23,8 @@ from extparity.run.parity import judged_run
 
 from support import ROOT
 from support.fake_extension import make_tree, write_project
+
+pytestmark = pytest.mark.browser
 
 BROWSERS = ["chromium", "firefox", "chromium-background", "firefox-background"]
 

@@ -2,6 +2,20 @@
 writers, the fake extension, the built wheel. Test modules import from here and never from one
 another; nothing here asserts what a test is about (the few checks that remain guard a helper's
 own precondition, e.g. that the text an edit replaces is still there).
+
+The suite runs in tiers, chosen by markers (registered in pyproject.toml, --strict-markers):
+
+- ``browser``: starts Chromium or Firefox, by any path (a browser engine in `run` or `gate`, a
+  Playwright fixture, a subprocess); support/browser_guard.py fails a test that starts one unmarked.
+- ``gate``: runs an `extparity gate` (one refused as a usage error does not count).
+- ``packaging``: builds or installs the wheel, or a venv.
+- ``slow``: anything else that takes more than about 2 s (so that the fast tier stays within a minute).
+
+`make test` runs every tier (CI's command; nothing is skipped); `make test-fast` runs the tests
+that carry none of the four markers, the inner loop. The parity items of pyproject.toml (the
+pytest plugin's) read one parity run per session: while that run has a browser engine they are
+all ``browser``; a ``-m`` that leaves browser items out makes it a run of the headless engines
+alone, whose items then stay (tests/conftest.py).
 """
 
 from __future__ import annotations
