@@ -53,14 +53,15 @@ def in_browser(project, engine: str) -> bool:
 
 
 def selected(markexpr: str, *markers: str) -> bool:
-    """Whether ``-m markexpr`` keeps an item that carries exactly ``markers``."""
+    """Whether ``-m markexpr`` keeps an item that carries exactly ``markers``, judged by pytest's
+    own evaluation of ``-m`` (not public API: as pytest 9 spells it)."""
     return Expression.compile(markexpr).evaluate(MarkMatcher.from_markers(getattr(pytest.mark, m).mark for m in markers))
 
 
 @pytest.hookimpl(tryfirst=True)  # before the plugin reads --extparity-engines
 def pytest_configure(config):
-    markexpr, enabled = config.option.markexpr, config.getoption("extparity")
-    if ((config.getini("extparity") if enabled is None else enabled) and not config.getoption("extparity_engines") and markexpr
+    markexpr = config.option.markexpr
+    if (markexpr and not config.getoption("extparity_engines")
             and selected(markexpr, "extparity") and not selected(markexpr, "extparity", "browser")):
         given = config.getoption("extparity_config")
         project = load_project(config.invocation_params.dir / given if given else find_pyproject(config.rootpath))

@@ -12,6 +12,7 @@ from support.copies import copy_shaped
 HEADLESS = "python,quickjs-chrome,quickjs-firefox"
 
 
+@pytest.mark.slow
 def test_entry_and_args_give_what_the_shorthands_give_for_the_bundled_subject():
     text = '{"name":"click","arguments":{}}\n{"name":"run","arguments":{}}'
     shorthand = call_cli("diff", "--text", text, "--allowed", "click", "--engines", HEADLESS)

@@ -96,6 +96,7 @@ def test_the_browsers_take_a_campaign_in_one_session_each(tmp_path):
     assert engines["firefox"]["module_hashes"], "the browser reported the hashes of what it loaded"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(tmp_path, bug):
     project = project_copy(tmp_path / "project", bug)
@@ -145,6 +146,7 @@ def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_p
     assert replayed == case
 
 
+@pytest.mark.slow
 def test_a_generator_that_raises_is_named_with_its_case_and_bad_options_are_usage_errors(tmp_path):
     project = project_copy(tmp_path / "project")
     (project / "adapters" / "broken.py").write_text(

@@ -27,6 +27,7 @@ def test_the_public_modules_pass_mypy_strict():
     assert done.stdout.startswith(f"Success: no issues found in {len(PUBLIC)} source files")
 
 
+@pytest.mark.slow
 def test_the_whole_package_passes_mypy():
     """Every module, at mypy's default strictness (the public ones also pass --strict above)."""
     done = subprocess.run([sys.executable, "-m", "mypy", "py_src/extparity"],

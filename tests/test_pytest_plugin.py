@@ -63,6 +63,7 @@ def run_extparity(root: Path) -> tuple[int, dict, str, str]:
 
 
 
+@pytest.mark.slow
 def test_no_reference_a_divergence_on_a_parity_only_case_fails_its_item_as_run_fails_it(pytester):
     root = shaped_copy(pytester, planted=True)
     pytester.makepyfile(test_result="""
@@ -87,6 +88,7 @@ def test_no_reference_a_divergence_on_a_parity_only_case_fails_its_item_as_run_f
     assert output.count("extparity: ran 3 engines over 7 cases once, in this process") == 1
 
 
+@pytest.mark.slow
 def test_twins_that_differ_on_disk_fail_the_modules_item_as_run_fails_them(pytester):
     root = shaped_copy(pytester, identical_twins=False)
     code, outcomes, output = run_pytest(pytester, "--extparity")
@@ -99,6 +101,7 @@ def test_twins_that_differ_on_disk_fail_the_modules_item_as_run_fails_them(pytes
                      r"firefox/lib/parser/scan.js \w+\)", output)
 
 
+@pytest.mark.slow
 def test_known_deviations_and_corpus_problems_are_items_judged_as_in_run(pytester):
     root = shaped_copy(pytester, planted=True)
     link = "https://example.com/issue/1"
@@ -125,6 +128,7 @@ def test_known_deviations_and_corpus_problems_are_items_judged_as_in_run(pyteste
     assert "corpus/calls.jsonl:8: " in output and "known.json[2]: no case 'no-such-case' in the corpus" in output
 
 
+@pytest.mark.slow
 def test_an_engine_that_cannot_start_fails_its_engine_item_and_every_cell_of_it(pytester):
     root = shaped_copy(pytester)
     config = root / "pyproject.toml"

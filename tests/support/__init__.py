@@ -1,7 +1,8 @@
 """What the test modules share: throwaway copies of projects, the CLI called in-process, config
 writers, the fake extension, the built wheel. Test modules import from here and never from one
-another; nothing here asserts what a test is about (the few checks that remain guard a helper's
-own precondition, e.g. that the text an edit replaces is still there).
+another. Nothing here asserts what a test is about, with one old exception: every JSON result a
+test produces goes through result_schema.check_result; the other checks guard a helper's own
+precondition (that the text an edit replaces is still there).
 
 The suite runs in tiers, chosen by markers (registered in pyproject.toml, --strict-markers):
 
@@ -9,7 +10,7 @@ The suite runs in tiers, chosen by markers (registered in pyproject.toml, --stri
   Playwright fixture, a subprocess); support/browser_guard.py fails a test that starts one unmarked.
 - ``gate``: runs an `extparity gate` (one refused as a usage error does not count).
 - ``packaging``: builds or installs the wheel, or a venv.
-- ``slow``: anything else that takes more than about 2 s (so that the fast tier stays within a minute).
+- ``slow``: anything else that takes more than about 1.5 s (so that the fast tier stays within a minute).
 
 `make test` runs every tier (CI's command; nothing is skipped); `make test-fast` runs the tests
 that carry none of the four markers, the inner loop. The parity items of pyproject.toml (the
