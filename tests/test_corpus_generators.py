@@ -8,12 +8,13 @@ corpus's expectations against the Python reference, must run and find no disagre
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
+from support.copies import copy_folders
+
 FIXTURES = ROOT / "fixtures"
 
 
@@ -22,8 +23,7 @@ def jsonl_files(root: Path) -> dict[str, bytes]:
 
 
 def test_the_generators_rewrite_every_committed_corpus_file_byte_for_byte(tmp_path):
-    copy = tmp_path / "fixtures"
-    shutil.copytree(FIXTURES, copy)
+    copy = copy_folders(tmp_path, "fixtures") / "fixtures"
     for path in copy.rglob("*.jsonl"):
         path.unlink()  # each file must come from a generator, not survive from the copy
     written = subprocess.run([sys.executable, str(copy / "generators" / "generate_all.py")],

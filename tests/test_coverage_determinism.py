@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import pytest
+
+from support import ROOT
+
+pytestmark = pytest.mark.browser
 
 
 def coverage_of_one_run(path: Path) -> bytes:

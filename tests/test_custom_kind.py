@@ -14,7 +14,7 @@ import pytest
 
 from extparity.project.errors import ConfigError
 
-from fake_extension import make_tree, write_project
+from support.fake_extension import make_tree, write_project
 
 TESTS = Path(__file__).resolve().parent
 TEXTS = ["plain", "two words", "{\"name\": \"click\"}", "caf\u00e9 \U0001d11e"]

@@ -19,9 +19,11 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from built_wheel import build_wheel, make_venv
+from support import ROOT
+from support.built_wheel import build_wheel, make_venv
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.packaging
+
 HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
 
 

@@ -4,47 +4,34 @@ bundled subject's `parse`/`repair`, and say so in one line on a project without 
 
 from __future__ import annotations
 
-import io
-import shutil
-from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
-
 import pytest
 
-from extparity import cli
+from support.cli import call_cli
+from support.copies import copy_shaped
 
-ROOT = Path(__file__).resolve().parents[1]
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
 HEADLESS = "python,quickjs-chrome,quickjs-firefox"
 
 
-def call(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
-
-
+@pytest.mark.slow
 def test_entry_and_args_give_what_the_shorthands_give_for_the_bundled_subject():
     text = '{"name":"click","arguments":{}}\n{"name":"run","arguments":{}}'
-    shorthand = call("diff", "--text", text, "--allowed", "click", "--engines", HEADLESS)
-    general = call("diff", "--entry", "parse", "--arg", f"input={text}", "--arg", 'allowed:=["click"]',
-                   "--engines", HEADLESS)
+    shorthand = call_cli("diff", "--text", text, "--allowed", "click", "--engines", HEADLESS)
+    general = call_cli("diff", "--entry", "parse", "--arg", f"input={text}", "--arg", 'allowed:=["click"]',
+                       "--engines", HEADLESS)
     assert shorthand[0] == general[0] == 0, general
     assert general[1] == shorthand[1] and "verdicts agree" in general[1] and '"name":"click"' in general[1]
-    repaired = call("diff", "--entry", "repair", "--arg", 'input={"a": [1, 2', "--engines", HEADLESS)
-    assert repaired[1] == call("diff", "--raw", '{"a": [1, 2', "--engines", HEADLESS)[1]
+    repaired = call_cli("diff", "--entry", "repair", "--arg", 'input={"a": [1, 2', "--engines", HEADLESS)
+    assert repaired[1] == call_cli("diff", "--raw", '{"a": [1, 2', "--engines", HEADLESS)[1]
 
 
 def test_an_entry_of_another_extension_takes_its_own_fields(tmp_path):
-    shaped = shutil.copytree(SHAPED, tmp_path / "shaped")
-    shutil.copyfile(shaped / "chrome/lib/parser/scan.js", shaped / "firefox/lib/parser/scan.js")  # its planted twin difference
+    shaped = copy_shaped(tmp_path / "shaped", twins=True)  # without its planted twin difference
     config = str(shaped / "pyproject.toml")
-    code, out, err = call("--config", config, "diff", "--entry", "calls", "--arg", 'text={"name":"go","arguments":{}}',
-                          "--arg", 'allowed:=["go"]', "--engines", "quickjs-chrome,v8-chrome")
+    code, out, err = call_cli("--config", config, "diff", "--entry", "calls", "--arg", 'text={"name":"go","arguments":{}}',
+                              "--arg", 'allowed:=["go"]', "--engines", "quickjs-chrome,v8-chrome")
     assert code == 0, err
     assert out.splitlines()[-1] == "verdicts agree" and '"go"' in out
-    shorthand = call("--config", config, "diff", "--text", "x", "--engines", "quickjs-chrome")
+    shorthand = call_cli("--config", config, "diff", "--text", "x", "--engines", "quickjs-chrome")
     assert shorthand[0] == 2
     assert shorthand[2].strip() == ("extparity: --text is a shorthand for the bundled subject's 'parse' entry, which this "
                                     "project does not have: use --entry NAME --arg FIELD=VALUE (entries: calls)")
@@ -60,5 +47,5 @@ def test_an_entry_of_another_extension_takes_its_own_fields(tmp_path):
     (["--text", "x", "--arg", "input=x"], "--arg goes with --entry"),
 ])
 def test_entry_usage_errors_are_one_line_exit_2(argv, message):
-    code, _, err = call("diff", *argv, "--engines", "python")
+    code, _, err = call_cli("diff", *argv, "--engines", "python")
     assert code == 2 and err.strip().startswith(f"extparity: {message}"), err

@@ -20,9 +20,10 @@ from extparity.engines.base import WireCase
 from extparity.engines.driver import run_engine
 from extparity.project.kinds import build_engine
 
-from fake_extension import MODULES, PARSER, make_tree, sha256, write_project
+from support.fake_extension import MODULES, PARSER, make_tree, sha256, write_project
 
-KINDS = ["quickjs", "v8", "spidermonkey", "chromium", "firefox"]
+BROWSER_KINDS = [pytest.param(kind, marks=pytest.mark.browser) for kind in ("chromium", "firefox")]
+KINDS = ["quickjs", "v8", "spidermonkey", *BROWSER_KINDS]
 FLAVOR = {"quickjs": "chrome", "v8": "chrome", "spidermonkey": "firefox", "chromium": "chrome", "firefox": "firefox"}
 
 
@@ -131,7 +132,9 @@ def test_timings_are_reported(engine_runs):
     assert len(run.timings["chunks_s"]) == 3  # 9 cases in chunks of 3
 
 
-@pytest.mark.parametrize("kind", KINDS)
+# Each waits out the case's time-out (SpiderMonkey's is a kill and a new worker: about 20 s).
+@pytest.mark.parametrize("kind", [*(pytest.param(kind, marks=pytest.mark.slow) for kind in ("quickjs", "v8", "spidermonkey")),
+                                  *BROWSER_KINDS])
 def test_a_hanging_case_is_a_timeout_naming_it_and_the_rest_of_its_chunk_still_runs(kind, tmp_path):
     engine, _ = engine_for(tmp_path, kind)
     cases = [repair(f"ok{i}", "x" * i) for i in range(4)] + [parse("loop", "LOOP"), repair("after", "")]
@@ -221,12 +224,14 @@ def test_headless_engines_see_no_host_globals(kind, tmp_path):
 
 THROWING_BACKGROUND = 'throw new Error("background boom");\n'
 STARTUP_FAILURES = [
-    # (kind, files or None for a folder without a manifest, manifest changes, words the failure must carry)
-    ("chromium", None, {}, "Manifest file is missing or unreadable"),
+    # (kind, files or None for a folder without a manifest, manifest changes, words the failure must carry);
+    # Firefox refuses a tree without a manifest before it starts, the others start a browser.
+    pytest.param("chromium", None, {}, "Manifest file is missing or unreadable", marks=pytest.mark.browser),
     ("firefox", None, {}, "manifest.json: [Errno 2] No such file or directory"),
-    ("chromium", {"background.js": THROWING_BACKGROUND}, {}, "Uncaught Error: background boom"),
-    ("firefox", {"background.js": THROWING_BACKGROUND}, {}, "Error: background boom"),
-    ("chromium", {}, {"manifest_version": 2}, "unsupported manifest version"),
+    pytest.param("chromium", {"background.js": THROWING_BACKGROUND}, {}, "Uncaught Error: background boom",
+                 marks=pytest.mark.browser),
+    pytest.param("firefox", {"background.js": THROWING_BACKGROUND}, {}, "Error: background boom", marks=pytest.mark.browser),
+    pytest.param("chromium", {}, {"manifest_version": 2}, "unsupported manifest version", marks=pytest.mark.browser),
 ]
 
 
@@ -234,7 +239,7 @@ STARTUP_FAILURES = [
                          ids=["chromium-no-manifest", "firefox-no-manifest", "chromium-background-throws",
                               "firefox-background-throws", "chromium-mv2"])
 def test_a_start_up_problem_is_reported_within_seconds_in_the_browsers_words(kind, files, changes, words, tmp_path):
-    from fake_extension import manifest
+    from support.fake_extension import manifest
 
     tree = tmp_path / "tree"
     if files is None:
@@ -249,6 +254,7 @@ def test_a_start_up_problem_is_reported_within_seconds_in_the_browsers_words(kin
     assert time.perf_counter() - started < 20
 
 
+@pytest.mark.browser
 def test_chromium_applies_the_extension_csp_to_the_subject(tmp_path):
     """Code evaluated through CDP may eval; the subject's code must not, as in the real page."""
     parser = PARSER.replace('if (text === "THROW")', 'if (text === "EVAL") return canon(eval("1 + 1"));\n  if (text === "THROW")')
@@ -258,6 +264,7 @@ def test_chromium_applies_the_extension_csp_to_the_subject(tmp_path):
     assert run.failures["eval"].kind == "error" and run.failures["eval"].detail.startswith("EvalError")
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("kind", ["chromium"])
 def test_navigator_webdriver_is_false_where_the_browser_allows_it(kind, tmp_path):
     parser = PARSER.replace('if (text === "THROW")', 'if (text === "WEBDRIVER") return canon(navigator.webdriver);\n  if (text === "THROW")')
@@ -266,6 +273,7 @@ def test_navigator_webdriver_is_false_where_the_browser_allows_it(kind, tmp_path
     assert run.verdicts == {"webdriver": "false"}, run.detail
 
 
+@pytest.mark.browser
 def test_firefox_over_webdriver_bidi_still_shows_navigator_webdriver_to_the_subject(tmp_path):
     """Documented in docs/message-path.md: no Firefox pref makes it false over BiDi (dom.webdriver.enabled,
     marionette.enabled and remote.active-protocols were tried); only RDP-only launches have it
@@ -283,6 +291,7 @@ def test_a_tree_that_is_not_a_folder_is_a_config_error_before_anything_starts(tm
         write_project(tmp_path, {"t": tmp_path / "nowhere"}, {"e": {"kind": "chromium", "tree": "t"}})
 
 
+@pytest.mark.browser
 def test_chromium_started_elsewhere_is_reached_through_its_endpoint(tmp_path):
     """A browser grid's Chromium: started by someone else with the extension, reached over CDP."""
     import os

@@ -11,39 +11,20 @@ deviation of one case.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
+from support import SUBFOLDER
+from support.cli import call_cli
+from support.copies import copy_subfolder
 
-ROOT = Path(__file__).resolve().parents[1]
-SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
-WEB_EXT = ROOT / ".tools/node_modules/.bin/web-ext"
 ENGINES = ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox", "chromium", "firefox"]
 EVERY_ENGINE = [*ENGINES, "chromium-background", "firefox-background"]  # the gate's messages add the last two
 CASES = ["one-call", "two-calls", "not-allowed", "tiny-factor"]
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
-
-
-def copy_subfolder(tmp_path: Path) -> Path:
-    """A copy of the extension whose web-ext path points at this checkout's."""
-    copy = tmp_path / "subfolder"
-    shutil.copytree(SUBFOLDER, copy)
-    config = copy / "pyproject.toml"
-    config.write_text(config.read_text().replace('"../../../.tools/node_modules/.bin/web-ext"', json.dumps(str(WEB_EXT))))
-    return copy
 
 
 def run_result(tmp_path: Path, config: Path, *args: str) -> tuple[int, str, dict]:
@@ -54,6 +35,7 @@ def run_result(tmp_path: Path, config: Path, *args: str) -> tuple[int, str, dict
 
 # --- 1. A Firefox background page anywhere in the tree ------------------------------------------
 
+@pytest.mark.browser
 def test_every_engine_runs_the_extension_whose_firefox_background_page_is_in_a_subfolder(tmp_path):
     """Both ways in: the modules imported in the add-on's origin, and the background page's own
     runtime.onMessage listener, reached from a frame the probe adds (from the add-on's root)."""
@@ -75,6 +57,7 @@ FIREFOX_LAYOUTS = {
 }
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("layout", list(FIREFOX_LAYOUTS))
 def test_firefox_starts_the_extension_whatever_its_background_layout(tmp_path, layout):
     copy = copy_subfolder(tmp_path)
@@ -98,6 +81,7 @@ def test_firefox_starts_the_extension_whatever_its_background_layout(tmp_path, l
     assert {case["id"]: case["cells"]["firefox"] for case in result["cases"]} == dict.fromkeys(CASES, "pass")
 
 
+@pytest.mark.browser
 def test_a_background_page_that_never_runs_the_probe_is_named_within_seconds(tmp_path):
     """A `<base>` pointing at another add-on sends the page's later root-relative scripts there:
     the error names the page, the harness's script that did not run and what failed to load,
@@ -121,7 +105,7 @@ def test_a_background_page_that_never_runs_the_probe_is_named_within_seconds(tmp
     ["quickjs-chrome", "v8-chrome"],
     ["quickjs-chrome", "quickjs-firefox", "v8-chrome"],
     ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox"],
-    ENGINES,
+    pytest.param(ENGINES, marks=pytest.mark.browser),
 ], ids=lambda engines: f"{len(engines)}-engines")
 def test_a_known_deviation_passes_whatever_the_number_of_engines(tmp_path, engines):
     code, stderr, result = run_result(tmp_path, SUBFOLDER / "pyproject.toml", "--engines", ",".join(engines))
@@ -234,6 +218,8 @@ def test_gate_suggest_names_every_difference_by_design_with_its_reason(tmp_path)
     ]
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_the_gate_passes_a_per_browser_extension_with_the_config_suggest_wrote_and_fails_a_planted_drift(tmp_path):
     """Through the gate's message path too: Chromium's service worker and the Firefox background
     page in src/ each answer every case; the background's lazy import is not required at start-up."""
@@ -264,6 +250,8 @@ def test_the_gate_passes_a_per_browser_extension_with_the_config_suggest_wrote_a
     assert "FAIL trees: src/lib/parser.js: differs between chrome and firefox (first at byte 479)" in out
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_the_manifests_check_never_says_a_browser_accepted_a_manifest_it_did_not_load(tmp_path):
     copy = copy_subfolder(tmp_path)
     with_suggestion(copy)
@@ -279,6 +267,8 @@ def test_the_manifests_check_never_says_a_browser_accepted_a_manifest_it_did_not
     assert "FAIL entry points: firefox-background: crashed: browser not found: /nonexistent/firefox" in out
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_without_message_adapters_the_entry_points_check_says_how_to_add_one(tmp_path):
     copy = copy_subfolder(tmp_path)
     with_suggestion(copy)
@@ -293,6 +283,8 @@ def test_without_message_adapters_the_entry_points_check_says_how_to_add_one(tmp
             "replies)\n") in out
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_message_no_listener_answers_is_named_with_how_to_add_one(tmp_path):
     copy = copy_subfolder(tmp_path)
     with_suggestion(copy)

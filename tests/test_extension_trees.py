@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
+from support.copies import copy_folders
+
 EXTENSION = ROOT / "extension"
 
 try:
@@ -69,8 +71,7 @@ def test_one_version_everywhere():
 @pytest.fixture
 def ext(tmp_path: Path) -> Path:
     """A throwaway copy of extension/ that a test may break; it must start out clean."""
-    copy = tmp_path / "extension"
-    shutil.copytree(EXTENSION, copy)
+    copy = copy_folders(tmp_path, "extension") / "extension"
     if problems := check_all(copy):
         # The three real-tree tests above already fail on these; twenty copies add only noise.
         pytest.skip(f"extension/ itself fails the checks: {problems}")

@@ -30,9 +30,8 @@ from extparity.engines.child import ChildSession
 from extparity.engines.driver import MAX_RESTARTS, run_engine
 from extparity.project.kinds import build_engine
 
-from fake_extension import make_tree, write_project
+from support.fake_extension import make_tree, write_project
 
-ROOT = Path(__file__).resolve().parents[1]
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
 REFERENCE = '''\
 import json, os
@@ -78,6 +77,7 @@ def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: f
 
 # ------------------------------------------------------------------ a case that hangs or crashes an engine
 
+@pytest.mark.slow
 def test_a_reference_case_that_hangs_or_kills_its_process_is_named_and_the_rest_of_its_chunk_runs(tmp_path):
     cases = [case_line("before", "a"), case_line("loop", "LOOP"), case_line("die", "DIE"), case_line("after", "b")]
     project = project_with(tmp_path, cases, {})
@@ -90,6 +90,7 @@ def test_a_reference_case_that_hangs_or_kills_its_process_is_named_and_the_rest_
     assert run.timings["restarts"] == 2
 
 
+@pytest.mark.slow
 def test_an_engine_that_keeps_crashing_gives_up_with_a_status_of_the_results_vocabulary(tmp_path):
     """Past MAX_RESTARTS the driver stops: the engine's status is "crashed", as the JSON result's
     schema spells it (it was the session's word, "crash", before)."""
@@ -101,6 +102,7 @@ def test_an_engine_that_keeps_crashing_gives_up_with_a_status_of_the_results_voc
     assert run.detail.startswith(f"gave up after {MAX_RESTARTS} restarts; last: worker exited with code 3")
 
 
+@pytest.mark.slow
 def test_a_hanging_case_is_a_timeout_cell_in_the_report_and_names_the_case(tmp_path):
     project = project_with(tmp_path, [case_line("fine", "a"), case_line("loop", "LOOP")], {"qjs": {"kind": "quickjs", "tree": "chrome"}})
     result = cli("--config", str(project.path), "run", "--case-timeout", "2", "--json", str(tmp_path / "r.json"))
@@ -110,6 +112,7 @@ def test_a_hanging_case_is_a_timeout_cell_in_the_report_and_names_the_case(tmp_p
     assert "loop [qjs] TIMEOUT: stopped by QuickJS after 2s" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_starved_worker_that_goes_a_poll_without_a_cpu_tick_is_not_taken_for_idle():
     """The CPU clock counts in ticks of 10 ms; a worker given a few percent of a core can go a
     whole poll (0.5 s) without one, and the wait once took that for a silent worker (CI saw it
@@ -133,6 +136,7 @@ def test_a_starved_worker_that_goes_a_poll_without_a_cpu_tick_is_not_taken_for_i
         worker.wait()
 
 
+@pytest.mark.slow
 def test_a_worker_that_stops_cases_by_its_own_cpu_clock_is_not_killed_early_on_a_starved_cpu(tmp_path):
     """QuickJS's time limit counts CPU seconds. Pinned to one core next to four busy loops, the
     worker gets about a fifth of it: the batch and the case alone take about 2 CPU seconds, 10
@@ -226,9 +230,9 @@ def interrupt_when(process: subprocess.Popen, ready, signum: int, limit_s: float
 
 @pytest.mark.parametrize(("phase", "signum", "code", "word"), [
     ("a QuickJS worker stuck in a hanging case", signal.SIGINT, 130, "interrupted"),
-    ("Chromium and Firefox starting", signal.SIGINT, 130, "interrupted"),
-    ("Chromium and Firefox running", signal.SIGINT, 130, "interrupted"),
-    ("Chromium and Firefox running", signal.SIGTERM, 143, "terminated"),
+    pytest.param("Chromium and Firefox starting", signal.SIGINT, 130, "interrupted", marks=pytest.mark.browser),
+    pytest.param("Chromium and Firefox running", signal.SIGINT, 130, "interrupted", marks=pytest.mark.browser),
+    pytest.param("Chromium and Firefox running", signal.SIGTERM, 143, "terminated", marks=pytest.mark.browser),
 ])
 def test_an_interrupt_stops_every_child_removes_every_temporary_file_and_writes_no_report(tmp_path, request_cleanup, phase, signum, code, word):
     temp = Path(tempfile.mkdtemp(prefix="xp-", dir="/tmp"))  # short: Chromium's socket path has a limit
@@ -275,6 +279,7 @@ def test_an_interrupt_stops_every_child_removes_every_temporary_file_and_writes_
     assert sorted(p.name for p in temp.iterdir()) == []
 
 
+@pytest.mark.browser
 def test_a_finished_run_leaves_no_browser_process_and_no_temporary_file_behind(tmp_path, request_cleanup):
     """The browsers are killed, not closed gracefully, at the end of a run (faster by seconds):
     their processes, profiles and Playwright's own files must still all be gone."""
@@ -388,6 +393,7 @@ def test_a_missing_binding_is_its_engine_failure_with_the_kind_install_hint_and_
     assert "python: 1 verdict" in result.stderr
 
 
+@pytest.mark.browser
 def test_a_browser_that_dies_at_launch_is_reported_in_its_own_words(tmp_path):
     """A TMPDIR too long for Chromium's singleton socket: Chromium's FATAL line, not Playwright's."""
     project = project_with(tmp_path, [case_line("fine", "a")], {"chromium": {"kind": "chromium", "tree": "chrome"}})

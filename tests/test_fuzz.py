@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -27,7 +26,9 @@ from extparity.project.config import load_project
 from extparity.project.kinds import build_engine
 from extparity.subject.linker import compared_literals
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT, bundled_table
+from support.copies import copy_bundled_project
+
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
 HEADLESS = "python,quickjs-chrome,quickjs-firefox,v8-chrome,spidermonkey-firefox"
 JSON_CORE = "extension/firefox/src/agent/json-core.js"
@@ -51,10 +52,7 @@ def extparity(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def project_copy(root: Path, bug: str | None = None) -> Path:
     """The bundled project, copied; with ``bug`` planted in the Firefox tree's json-core.js."""
-    for name in ("extension", "fixtures", "adapters", "policy"):
-        shutil.copytree(ROOT / name, root / name)
-    shutil.copytree(ROOT / "py_src" / "toolcalls", root / "py_src" / "toolcalls")
-    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    copy_bundled_project(root)
     if bug is not None:
         old, new = PLANTED[bug]
         path = root / JSON_CORE
@@ -68,6 +66,7 @@ def summary(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_a_fixed_seed_campaign_through_the_headless_engines_finds_nothing(tmp_path):
     done = fuzz("--seed", "20261201", "--cases", "6000", "--engines", HEADLESS,
                 "--out", str(tmp_path / "found"), "--json", str(tmp_path / "fuzz.json"))
@@ -82,6 +81,7 @@ def test_a_fixed_seed_campaign_through_the_headless_engines_finds_nothing(tmp_pa
     print(f"{report['cases']} cases, {report['cases_per_s']} cases/s")
 
 
+@pytest.mark.browser
 def test_the_browsers_take_a_campaign_in_one_session_each(tmp_path):
     done = fuzz("--seed", "5", "--cases", "1200", "--engines", "python,chromium,firefox",
                 "--json", str(tmp_path / "fuzz.json"), "--out", str(tmp_path / "found"))
@@ -96,6 +96,7 @@ def test_the_browsers_take_a_campaign_in_one_session_each(tmp_path):
     assert engines["firefox"]["module_hashes"], "the browser reported the hashes of what it loaded"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(tmp_path, bug):
     project = project_copy(tmp_path / "project", bug)
@@ -122,6 +123,7 @@ def test_a_bug_planted_in_one_twin_is_found_minimised_and_fails_the_parity_run(t
     assert clean.returncode == 0, clean.stderr + clean.stdout
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_path):
     """Batches of 400 and of 23 cases: the pipeline holds different cases in flight when each
     finding stops it, and the findings file must not change. The campaign is seeded from the
@@ -144,6 +146,7 @@ def test_the_same_seed_gives_the_same_findings_and_a_finding_replays_alone(tmp_p
     assert replayed == case
 
 
+@pytest.mark.slow
 def test_a_generator_that_raises_is_named_with_its_case_and_bad_options_are_usage_errors(tmp_path):
     project = project_copy(tmp_path / "project")
     (project / "adapters" / "broken.py").write_text(
@@ -223,10 +226,7 @@ def test_shrinking_stops_at_its_budget_with_the_smallest_failing_case_so_far():
 
 
 def _config_generators() -> dict[str, list[str]]:
-    import tomllib
-
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["extparity"]["fuzz"]
-    return table["generators"]
+    return bundled_table()["fuzz"]["generators"]
 
 
 INVISIBLE = "\\u2063\\u2062"  # invisible separator, invisible times: as the JS source spells them
@@ -254,6 +254,7 @@ def refused_calls_corpus(project: Path) -> None:
     (project / "fixtures" / "parse" / "refused.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
 
 
+@pytest.mark.slow
 def test_guided_fuzzing_splices_the_modules_literals_and_finds_a_rule_the_same_budget_unguided_does_not(tmp_path):
     """The issue's attack: any tool runs when the text holds a short sequence of invisible
     characters. The sequence is a literal of the verified module, so the guided campaign splices

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import random
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +20,8 @@ from extparity.corpus.cases import load_corpus
 from extparity.fuzz.generators import BUILTIN, NUMBER, FuzzTarget, GeneratorError, load_plugin
 from extparity.project.config import load_project
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
+
 PROJECT = load_project(ROOT / "pyproject.toml")
 CORPUS = load_corpus([ROOT / "fixtures"], PROJECT.entries, base=ROOT)
 TARGETS = {name: FuzzTarget(name, entry, tuple(case.fields for case in CORPUS.cases if case.fn == name))

@@ -3,7 +3,7 @@ agent or ``navigator.webdriver`` passes every other check (each engine agrees wi
 the gate's one environment) and fails this one, with a line naming the environment, the engine
 and the case.
 
-Each plant is a throwaway copy of the project (``test_gate.Copy``) whose parser keeps its
+Each plant is a throwaway copy of the project (``support.gate_copy.Copy``) whose parser keeps its
 allowlist rule only while the environment looks like the gate's. The purity check refuses these
 reads statically, so each copy declares the identifier it uses as a purity exception (data in the
 config, as a real extension with a good reason would): the point is what slips past purity.
@@ -16,7 +16,8 @@ import pytest
 from extparity.project.config import load_project
 from extparity.project.environments import Environment, expand
 
-from test_gate import PARSER, Copy, bundled_gate, skip_allowlist_when
+from support import PARSER
+from support.gate_copy import Copy, bundled_gate, call_in, skip_allowlist_when
 
 # Plant -> (the condition that keeps the allowlist rule, the purity exceptions it needs, the engines
 # whose verdict must change under the default environment "elsewhere"). Engine names as in the
@@ -41,6 +42,8 @@ PLANTS = {
 }
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize("plant", PLANTS)
 def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_alone(tmp_path, plant):
     condition, identifiers, engines = PLANTS[plant]
@@ -59,11 +62,11 @@ def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_a
     assert all(p.split(": ")[2] == "parse-not-allowed" for p in problems), problems  # the one case the plant changes
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_merged_shard_results_are_held_to_the_second_environment_as_a_live_gate_is(tmp_path):
     """`gate --results` judges verdicts the shards recorded; the second environment is run in the
     gate itself and compared with them, so a sharded gate cannot pass it unrun."""
-    from test_gate_results import call_in
-
     condition, identifiers, engines = PLANTS["time zone"]
     exceptions = [{"identifier": i, "module": PARSER, "reason": "written by test_gate_environment"} for i in identifiers]
     copy = Copy(tmp_path, second_environments=True, purity=bundled_gate("purity") + exceptions)
@@ -104,6 +107,8 @@ answer = (message) => answered(lax && message?.type === "parseToolCalls"
 """
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_background_that_reads_its_german_messages_fails_the_shipped_locale_environment(tmp_path):
     """The background lets every tool through when its _locales/de messages say so: only a
     browser whose UI language is German reads them, which the `shipped` environment asks for.

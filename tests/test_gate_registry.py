@@ -4,19 +4,17 @@ release's verdict."""
 
 from __future__ import annotations
 
-import io
 import json
 import pkgutil
-from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
 import pytest
 
-from extparity import cli
 from extparity.gate import checks as check_modules
-from extparity.gate.registry import ORDER, all_checks, select, UnknownCheck
+from extparity.gate.registry import ORDER, UnknownCheck, all_checks, select
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
+from support.cli import call_cli
+
 CONFIG = str(ROOT / "pyproject.toml")
 NAMES = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts", "surfaces", "artifacts",
          "web-ext lint", "entry points", "background", "page scripts", "parity", "known deviations", "environment",
@@ -24,10 +22,7 @@ NAMES = ["corpus", "trees", "manifests", "release", "policy", "purity", "scripts
 
 
 def gate_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["--config", CONFIG, "gate", *argv])
-    return code, out.getvalue(), err.getvalue()
+    return call_cli("--config", CONFIG, "gate", *argv)
 
 
 def test_every_module_under_gate_checks_is_registered_once_and_declares_a_whole_check():

@@ -2,32 +2,25 @@
 the engines, with the same lines as a live gate, and refuses (one line, exit 1) any result that
 is not about this configuration, this corpus and these bytes.
 
-One small copy of the project (test_gate's) runs live once and as two shards once, with every
-kind of engine the gate needs (reference, QuickJS, both browsers through their modules and
+One small copy of the project (support.gate_copy's) runs live once and as two shards once, with
+every kind of engine the gate needs (reference, QuickJS, both browsers through their modules and
 through their backgrounds); every other scenario edits the merged result or the copy's files and
 costs no browser start.
 """
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
-from test_gate import CHECKS, Copy
+from support.gate_copy import CHECKS, Copy, call_in
+
+# Every test needs the module's project, a live gate and two shards with both browsers.
+pytestmark = [pytest.mark.gate, pytest.mark.browser]
 
 ENGINES = ("python", "quickjs-chrome", "chromium", "firefox", "chromium-background", "firefox-background")
-
-
-def call_in(subject: Copy, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["--config", subject.config, *argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

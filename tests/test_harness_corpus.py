@@ -8,7 +8,6 @@ with file, line and field, and nothing else in the file is lost.
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,9 @@ from extparity import cli
 from extparity.corpus.cases import load_corpus as load_with_entries
 from extparity.project.config import load_project
 
-from config_files import write_pyproject
+from support import ROOT, bundled_table
+from support.config_files import write_pyproject
 
-ROOT = Path(__file__).resolve().parents[1]
 TAGS = {"t": "a tag", "u": "another tag"}
 ENTRIES = load_project(ROOT / "pyproject.toml").entries  # the bundled parse and repair entries
 
@@ -65,7 +64,7 @@ def write_config(path: Path, **changes) -> Path:
     Keys are top-level keys of the table, or "table.key" for its subtables; relative paths
     in the real table are made absolute so they still find the repository's trees.
     """
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    table = bundled_table()
     table["trees"] = {name: str(ROOT / rel) for name, rel in table["trees"].items()}
     table["engines"]["python"]["path"] = str(ROOT / table["engines"]["python"]["path"])
     for key, value in changes.items():

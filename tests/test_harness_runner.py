@@ -14,126 +14,20 @@ on Python and QuickJS.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import shutil
-import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
 
-from config_files import write_pyproject
-from result_schema import check_result
+from support import PARSER, ROOT, bundled_table
+from support.cli import call_cli
+from support.config_files import write_pyproject
+from support.run_copy import (COMMA_CASES, MODULES, PARSE_INPUTS, QJS, REPAIR_INPUTS, WRONG_EXPECT, Project, deviation,
+                              drop_comma_rule, parse_case, repair_case)
 
-ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["src/agent/json-core.js", "src/agent/json-fast.js", "src/agent/tool-call-parser.js", "src/agent/argument-repair.js"]
-PARSER = "src/agent/tool-call-parser.js"
-QJS = "python,quickjs-chrome,quickjs-firefox"
-
-# The rule that (c) breaks in both twins: "at most one comma after a bare object on its line".
-COMMA_RULE = "  if (i < u.length && u.charCodeAt(i) === COMMA) i = skipInlineWs(u, i + 1);\n"
-
-PARSE_INPUTS = {
-    "parse-own-line": ('{"name":"click","arguments":{"selector":"#a"}}', ["click"]),
-    "parse-trailing-comma": ('{"name":"click","arguments":{}},', ["click"]),
-    "parse-trailing-comma-spaced": ('First:\n  {"name":"read_page","arguments":{}} ,  \ndone', ["read_page"]),
-    "parse-narration": ('I will not call {"name":"click","arguments":{}} here.', ["click"]),
-    "parse-tagged": ('<tool_call>{"name":"click","arguments":{}}</tool_call>', ["click"]),
-    "parse-not-allowed": ('{"name":"run_script","arguments":{}}', ["click"]),
-}
-REPAIR_INPUTS = {
-    "repair-truncated": '{"a": [1, 2',
-    "repair-valid": '{"a": 1, "b": [true, null]}',
-    "repair-garbage": "nope",
-}
-COMMA_CASES = {"parse-trailing-comma", "parse-trailing-comma-spaced"}  # what (c) must name, exactly
 ALL_IDS = [*PARSE_INPUTS, *REPAIR_INPUTS]
-
-
-def parse_case(case_id: str, **overrides) -> dict:
-    text, allowed = PARSE_INPUTS[case_id]
-    verdict = json.loads(parse_tool_calls_canonical(text, allowed))
-    expect = {"calls": [c["name"] for c in verdict["calls"]], "rejected": [r["reason"] for r in verdict["rejected"]],
-              "error": verdict["error"]}
-    return {"id": case_id, "fn": "parse", "input": text, "allowed": allowed, "expect": expect,
-            "tags": ["harness"], "why": "harness test case", **overrides}
-
-
-def repair_case(case_id: str) -> dict:
-    verdict = json.loads(repair_arguments_canonical(REPAIR_INPUTS[case_id]))
-    return {"id": case_id, "fn": "repair", "input": REPAIR_INPUTS[case_id], "expect": verdict,
-            "tags": ["harness"], "why": "harness test case"}
-
-
-class Project:
-    """A throwaway copy of the subject: trees, corpus, config."""
-
-    def __init__(self, root: Path, *, parse_lines=None, repair_lines=None, deviations=None, browsers=None):
-        self.root = root
-        for tree in ("chrome", "firefox"):
-            shutil.copytree(ROOT / "extension" / tree, root / "ext" / tree)
-        # The copies start as twins even while someone is half-way through editing the real
-        # ones: whether the real trees match is test_extension_trees' and test_parity's job;
-        # here every difference between the copies must be one this test made on purpose.
-        for module in MODULES:
-            shutil.copyfile(self.module("chrome", module), self.module("firefox", module))
-        corpus = root / "corpus"
-        (corpus / "parse").mkdir(parents=True)
-        (corpus / "repair").mkdir()
-        (corpus / "tags.json").write_text(json.dumps({"harness": "written by test_harness_runner"}))
-        parse_lines = [parse_case(i) for i in PARSE_INPUTS] if parse_lines is None else parse_lines
-        repair_lines = [repair_case(i) for i in REPAIR_INPUTS] if repair_lines is None else repair_lines
-        for rel, lines in (("parse/basic.jsonl", parse_lines), ("repair/basic.jsonl", repair_lines)):
-            (corpus / rel).write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
-        if deviations is not None:
-            (root / "known-deviations.json").write_text(deviations if isinstance(deviations, str) else json.dumps(deviations))
-        table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
-        table.update(corpus=["corpus"], trees={"chrome": "ext/chrome", "firefox": "ext/firefox"})
-        table.pop("known_deviations")
-        if deviations is not None:
-            table["known_deviations"] = "known-deviations.json"
-        table["engines"]["python"]["path"] = str(ROOT / "py_src")
-        for engine, executable in (browsers or {}).items():
-            table["engines"][engine]["executable"] = executable
-        self.config = str(write_pyproject(root / "pyproject.toml", table))
-
-    def module(self, tree: str, module: str = PARSER) -> Path:
-        return self.root / "ext" / tree / module
-
-    def disk_hash(self, tree: str, module: str) -> str:
-        return hashlib.sha256(self.module(tree, module).read_bytes()).hexdigest()
-
-    def run(self, engines: str, json_name: str = "result.json", *extra: str) -> "Outcome":
-        out_path = self.root / json_name
-        code, out, err = call_cli("--config", self.config, "run", "--engines", engines, "--json", str(out_path), *extra)
-        document = check_result(json.loads(out_path.read_text())) if out_path.exists() else None
-        return Outcome(code, out, err, document, out_path)
-
-    def diff(self, *args: str) -> tuple[int, str, str]:
-        return call_cli("--config", self.config, "diff", *args)
-
-
-class Outcome:
-    def __init__(self, code, out, err, document, path):
-        self.code, self.out, self.err, self.json, self.path = code, out, err, document, path
-
-    def cells(self) -> dict[str, dict[str, str]]:
-        return {case["id"]: case["cells"] for case in self.json["cases"]}
-
-    def failure_lines(self) -> list[str]:
-        _, _, tail = self.err.partition("\nFAILED:\n")
-        return [line.strip() for line in tail.splitlines() if line.strip()]
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def flip_comment_byte(path: Path) -> None:
@@ -143,12 +37,6 @@ def flip_comment_byte(path: Path) -> None:
     index = data.index(b"which")
     data[index] = ord("W")
     path.write_bytes(bytes(data))
-
-
-def drop_comma_rule(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert text.count(COMMA_RULE) == 1, "the own-line comma rule this test removes has moved"
-    path.write_text(text.replace(COMMA_RULE, "  // (comma allowance removed by test_harness_runner)\n"), encoding="utf-8")
 
 
 # ------------------------------------------------------------------ scenarios run once per module
@@ -236,6 +124,7 @@ def test_a_flipped_comment_byte_shows_in_the_hashes_the_engines_loaded(flipped):
     assert all(loaded["quickjs-chrome"][m] == loaded["quickjs-firefox"][m] == on_disk[m]["chrome"] for m in others)
 
 
+@pytest.mark.browser
 def test_the_firefox_browser_loads_and_hashes_the_flipped_module(tmp_path):
     """The in-browser hash path (bytes Firefox serves from moz-extension://) sees the flip too."""
     project = Project(tmp_path)
@@ -357,13 +246,6 @@ def test_an_expect_of_the_wrong_type_is_reported_not_a_crash(tmp_path):
 
 
 # ------------------------------------------------------------------ (g) known deviations
-
-WRONG_EXPECT = parse_case("parse-tagged", id="parse-wrong-expect", expect={"calls": ["navigate"]})
-
-
-def deviation(case: str, engines: list[str], **overrides) -> dict:
-    return {"case": case, "engines": engines, "reason": "tracked upstream", "link": "https://example.invalid/1", **overrides}
-
 
 def test_a_known_deviation_turns_a_failing_cell_into_known(tmp_path):
     project = Project(tmp_path, parse_lines=[parse_case(i) for i in PARSE_INPUTS] + [WRONG_EXPECT],
@@ -517,7 +399,7 @@ def test_a_config_without_the_extparity_table_exits_2(tmp_path):
 
 @pytest.mark.parametrize("drop", ["trees", "entries", "corpus"])
 def test_a_config_missing_a_required_key_exits_2_naming_it(tmp_path, drop):
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    table = bundled_table()
     table["trees"] = {name: str(ROOT / rel) for name, rel in table["trees"].items()}
     del table[drop]
     config = write_pyproject(tmp_path / "pyproject.toml", table)

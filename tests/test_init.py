@@ -6,28 +6,20 @@ or guess trees it cannot tell apart."""
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
 from extparity.subject.exports import candidate_entries
 
-ROOT = Path(__file__).resolve().parents[1]
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
+from support import SHAPED
+from support.cli import call_cli
+from support.copies import copy_bundled_trees, copy_shaped
+
 ENGINES = "quickjs-chrome, quickjs-firefox, chromium, firefox"
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def cases(path: Path, rows: list[dict]) -> None:
@@ -38,19 +30,12 @@ def cases(path: Path, rows: list[dict]) -> None:
 @pytest.fixture
 def shaped(tmp_path) -> Path:
     """The shaped extension's two trees only, their planted difference removed."""
-    copy = tmp_path / "shaped"
-    for tree in ("chrome", "firefox"):
-        shutil.copytree(SHAPED / tree, copy / tree)
-    shutil.copyfile(copy / "chrome/lib/parser/scan.js", copy / "firefox/lib/parser/scan.js")
-    return copy
+    return copy_shaped(tmp_path / "shaped", twins=True, trees_only=True)
 
 
 @pytest.fixture
 def bundled(tmp_path) -> Path:
-    copy = tmp_path / "bundled"
-    for tree in ("chrome", "firefox"):
-        shutil.copytree(ROOT / "extension" / tree, copy / "ext" / tree)
-    return copy
+    return copy_bundled_trees(tmp_path / "bundled")
 
 
 def test_init_finds_the_trees_from_their_manifests_and_writes_what_it_found(shaped, monkeypatch):
@@ -74,6 +59,7 @@ def test_init_finds_the_trees_from_their_manifests_and_writes_what_it_found(shap
     assert code == 0, out + err
 
 
+@pytest.mark.browser
 def test_the_shaped_config_init_wrote_runs_green_once_the_adapter_and_cases_are_written(shaped, monkeypatch):
     monkeypatch.chdir(shaped)
     assert call_cli("init")[0] == 0
@@ -91,6 +77,7 @@ def test_the_shaped_config_init_wrote_runs_green_once_the_adapter_and_cases_are_
     assert out.splitlines()[-1] == f"all 3 cases agree across {ENGINES} and meet their expectations"
 
 
+@pytest.mark.browser
 def test_the_bundled_extensions_config_runs_green_with_the_trees_named_on_the_command_line(bundled, monkeypatch):
     monkeypatch.chdir(bundled)
     code, out, err = call_cli("init", "--chrome", "ext/chrome", "--firefox", "ext/firefox")

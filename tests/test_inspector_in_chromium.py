@@ -18,6 +18,8 @@ from playwright.sync_api import sync_playwright
 from extparity.project.config import load_project
 from toolcalls import parse_tool_calls, parse_tool_calls_canonical, repair_arguments, repair_arguments_canonical
 
+pytestmark = pytest.mark.browser
+
 PROJECT = load_project()
 TREE = PROJECT.trees["chrome"]
 CHROMIUM = PROJECT.engines["chromium"].options["executable"]

@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import pytest
+
+from support import ROOT
+
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
 
 
@@ -17,6 +20,7 @@ def extparity(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_run_and_merge_write_json_to_stdout_with_the_bytes_of_a_file(tmp_path):
     to_file = extparity("run", "--engines", "python", "--shard", "1/3", "--json", str(tmp_path / "shard.json"), cwd=tmp_path)
     to_stdout = extparity("run", "--engines", "python", "--shard", "1/3", "--json", "-", cwd=tmp_path)

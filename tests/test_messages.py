@@ -8,19 +8,13 @@ extension was.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-from test_extension_layouts import call_cli
+import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
-
-
-def copy_subfolder(tmp_path: Path) -> Path:
-    copy = tmp_path / "subfolder"
-    shutil.copytree(SUBFOLDER, copy)
-    return copy
+from support import SUBFOLDER
+from support.cli import call_cli
+from support.copies import copy_subfolder
 
 
 def both_trees(copy: Path, rel: str, old: str, new: str) -> None:
@@ -81,6 +75,7 @@ def test_failure_lines_go_case_by_case_and_engine_by_engine(tmp_path):
     ]
 
 
+@pytest.mark.browser
 def test_chromiums_console_error_reads_as_one_sentence_without_the_logs_quoting(tmp_path):
     copy = copy_subfolder(tmp_path)
     background = copy / "chrome/src/background.js"

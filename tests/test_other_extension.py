@@ -11,45 +11,27 @@ engines are compared with each other.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
-import shutil
-import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
+from support import ROOT, SHAPED, WEB_EXT, bundled_table
+from support.cli import call_cli
+from support.config_files import write_pyproject
+from support.copies import copy_shaped
 
-from config_files import write_pyproject
+# Every test runs Chromium or Firefox (the shaped config's engines include both).
+pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
 ENGINES = ["quickjs-chrome", "quickjs-firefox", "v8-chrome", "spidermonkey-firefox", "chromium", "firefox"]
 CASES = ["one-call", "two-calls", "not-allowed", "prose-only", "mid-sentence", "bad-json-line"]
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def tree_digest(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def copy_shaped(tmp_path: Path, *, twins: bool = False) -> Path:
-    """A copy of the shaped extension; with `twins`, its planted difference is removed."""
-    copy = tmp_path / "shaped"
-    shutil.copytree(SHAPED, copy)
-    if twins:
-        shutil.copyfile(copy / "chrome/lib/parser/scan.js", copy / "firefox/lib/parser/scan.js")
-    return copy
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +78,7 @@ def test_a_run_leaves_the_extension_trees_byte_for_byte_as_they_were(shaped_run)
 
 
 def test_without_a_reference_two_engines_whose_bytes_differ_both_fail(tmp_path):
-    copy = copy_shaped(tmp_path, twins=True)
+    copy = copy_shaped(tmp_path / "shaped", twins=True)
     for tree in ("chrome", "firefox"):  # the same twin in both trees, branching on the host
         path = copy / tree / "lib/parser/scan.js"
         path.write_text(path.read_text().replace("{ name: value.name,", "{ name: value.name + (globalThis.chrome ? \"\" : \"-bare\"),"))
@@ -113,7 +95,7 @@ def test_without_a_reference_two_engines_whose_bytes_differ_both_fail(tmp_path):
 
 
 def test_without_a_reference_the_odd_engine_out_is_named_against_the_majority(tmp_path):
-    copy = copy_shaped(tmp_path, twins=True)
+    copy = copy_shaped(tmp_path / "shaped", twins=True)
     for tree in ("chrome", "firefox"):
         path = copy / tree / "lib/parser/scan.js"
         path.write_text(path.read_text().replace("{ name: value.name,", "{ name: value.name + (globalThis.chrome ? \"-ext\" : \"\"),"))
@@ -127,7 +109,7 @@ def test_without_a_reference_the_odd_engine_out_is_named_against_the_majority(tm
 
 
 def test_renamed_trees_and_engines_keep_the_bundled_suite_green(tmp_path):
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    table = bundled_table()
     table["corpus"] = [str(ROOT / "fixtures")]
     # The bundled known deviations are all on the message path (engines named *-background), and
     # without the gate table no engine here takes that path: none of them may deviate.
@@ -147,12 +129,13 @@ def test_renamed_trees_and_engines_keep_the_bundled_suite_green(tmp_path):
                         out.strip().splitlines()[-1])
 
 
+@pytest.mark.gate
 def test_the_gate_reaches_its_background_page_and_async_listener_through_config_alone(tmp_path):
     """The message path and the background checks on an extension shaped unlike the bundled one:
     a Firefox background *page*, a listener that answers asynchronously, an adapter of its own.
     Its real problems still fail the gate, each on its own line: the planted twin difference,
     and the gecko id a Firefox MV3 add-on needs (which Mozilla's linter reports too)."""
-    copy = copy_shaped(tmp_path)
+    copy = copy_shaped(tmp_path / "shaped")
     (copy / "message.js").write_text(
         "export default async function (send, modules, text, allowed) {\n"
         "  const calls = await send({ type: \"tool-calls\", text, allowed });\n"
@@ -160,7 +143,7 @@ def test_the_gate_reaches_its_background_page_and_async_listener_through_config_
         "arguments: JSON.parse(c.function.arguments) })) });\n}\n")
     with (copy / "pyproject.toml").open("a") as config:
         config.write('manifest_keys = ["background"]\nmessages = { calls = "message.js" }\n'
-                     f'web_ext = {{ command = "{ROOT / ".tools/node_modules/.bin/web-ext"}" }}\n')
+                     f'web_ext = {{ command = "{WEB_EXT}" }}\n')
     code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate")
     verdicts = {name: mark for mark, name in re.findall(r"^(PASS|FAIL) ([a-z -]+?): ", out, re.MULTILINE)}
     assert code == 1

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
 
 
 def test_the_version_is_the_newest_release_of_the_changelog():

@@ -3,18 +3,17 @@ answers as the commands give."""
 
 from __future__ import annotations
 
-import io
-import shutil
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
 import pytest
 
-from extparity import api, cli
+from extparity import api
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT
+from support.cli import call_cli
+from support.copies import copy_shaped
+
 PUBLIC = ["py_src/extparity/__init__.py", "py_src/extparity/api.py", "py_src/extparity/pytest_plugin.py"]
 ENGINES = ["quickjs-chrome", "quickjs-firefox", "v8-chrome"]
 
@@ -28,6 +27,7 @@ def test_the_public_modules_pass_mypy_strict():
     assert done.stdout.startswith(f"Success: no issues found in {len(PUBLIC)} source files")
 
 
+@pytest.mark.slow
 def test_the_whole_package_passes_mypy():
     """Every module, at mypy's default strictness (the public ones also pass --strict above)."""
     done = subprocess.run([sys.executable, "-m", "mypy", "py_src/extparity"],
@@ -39,14 +39,11 @@ def test_the_whole_package_passes_mypy():
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory):
     """A copy of the shaped extension with identical twins, run through the API and the command."""
-    root = tmp_path_factory.mktemp("api") / "shaped"
-    shutil.copytree(ROOT / "tests/extensions/shaped", root)
-    shutil.copyfile(root / "chrome/lib/parser/scan.js", root / "firefox/lib/parser/scan.js")
+    root = copy_shaped(tmp_path_factory.mktemp("api") / "shaped", twins=True)
     project = api.load_project(root / "pyproject.toml")
     outcome = api.run(project, engines=ENGINES)
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        code = cli.main(["--config", str(root / "pyproject.toml"), "run", "--engines", ",".join(ENGINES),
-                         "--json", str(root / "run.json")])
+    code = call_cli("--config", str(root / "pyproject.toml"), "run", "--engines", ",".join(ENGINES),
+                    "--json", str(root / "run.json"))[0]
     return root, project, outcome, code
 
 

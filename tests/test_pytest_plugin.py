@@ -10,23 +10,18 @@ a parity-only case with no reference, and twins that differ on disk.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
-
-from plugin_outcomes import OUTCOME, expected_outcomes
+from support.cli import call_cli
+from support.copies import copy_shaped
+from support.plugin_outcomes import OUTCOME, expected_outcomes
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
 ENGINES = "quickjs-chrome,quickjs-firefox,v8-chrome"
 # QuickJS-ng prints 2**-24 with 17 digits, V8 with 16: a real engine difference, in a module that
 # stays byte-identical in both trees (and one the headless engines' purity guard allows, unlike
@@ -39,10 +34,7 @@ PLANTED_CASE = {"id": "planted", "fn": "calls", "text": "PLANTED", "allowed": ["
 
 
 def shaped_copy(pytester: pytest.Pytester, *, identical_twins: bool = True, planted: bool = False) -> Path:
-    root = pytester.path
-    shutil.copytree(SHAPED, root, dirs_exist_ok=True)
-    if identical_twins:  # the shipped copy differs by a comment, on purpose
-        shutil.copyfile(root / "chrome/lib/parser/scan.js", root / "firefox/lib/parser/scan.js")
+    root = copy_shaped(pytester.path, twins=identical_twins)  # the shipped copy's twins differ by a comment, on purpose
     if planted:
         for tree in ("chrome", "firefox"):
             module = root / tree / "lib/parser/index.js"
@@ -63,16 +55,15 @@ def run_pytest(pytester: pytest.Pytester, *args: str) -> tuple[int, dict[str, st
 
 def run_extparity(root: Path) -> tuple[int, dict, str, str]:
     """`extparity run --json` on the same project and engines: (exit code, result, its bytes, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
     target = root / "out" / "run.json"
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["--config", str(root / "pyproject.toml"), "run", "--engines", ENGINES, "--json", str(target)])
+    code, _, err = call_cli("--config", str(root / "pyproject.toml"), "run", "--engines", ENGINES, "--json", str(target))
     text = target.read_text(encoding="ascii")
-    return code, json.loads(text), text, err.getvalue()
+    return code, json.loads(text), text, err
 
 
 
 
+@pytest.mark.slow
 def test_no_reference_a_divergence_on_a_parity_only_case_fails_its_item_as_run_fails_it(pytester):
     root = shaped_copy(pytester, planted=True)
     pytester.makepyfile(test_result="""
@@ -97,6 +88,7 @@ def test_no_reference_a_divergence_on_a_parity_only_case_fails_its_item_as_run_f
     assert output.count("extparity: ran 3 engines over 7 cases once, in this process") == 1
 
 
+@pytest.mark.slow
 def test_twins_that_differ_on_disk_fail_the_modules_item_as_run_fails_them(pytester):
     root = shaped_copy(pytester, identical_twins=False)
     code, outcomes, output = run_pytest(pytester, "--extparity")
@@ -109,6 +101,7 @@ def test_twins_that_differ_on_disk_fail_the_modules_item_as_run_fails_them(pytes
                      r"firefox/lib/parser/scan.js \w+\)", output)
 
 
+@pytest.mark.slow
 def test_known_deviations_and_corpus_problems_are_items_judged_as_in_run(pytester):
     root = shaped_copy(pytester, planted=True)
     link = "https://example.com/issue/1"
@@ -135,6 +128,7 @@ def test_known_deviations_and_corpus_problems_are_items_judged_as_in_run(pyteste
     assert "corpus/calls.jsonl:8: " in output and "known.json[2]: no case 'no-such-case' in the corpus" in output
 
 
+@pytest.mark.slow
 def test_an_engine_that_cannot_start_fails_its_engine_item_and_every_cell_of_it(pytester):
     root = shaped_copy(pytester)
     config = root / "pyproject.toml"
@@ -150,6 +144,7 @@ def test_an_engine_that_cannot_start_fails_its_engine_item_and_every_cell_of_it(
     assert "chromium-nowhere missing (corpus/calls.jsonl:1): engine crashed: browser not found" in output
 
 
+@pytest.mark.slow
 def test_workers_share_one_run_and_k_and_x_select_without_changing_the_judgement(pytester):
     root = shaped_copy(pytester, planted=True)
     _, document, _, _ = run_extparity(root)
@@ -165,6 +160,7 @@ def test_workers_share_one_run_and_k_and_x_select_without_changing_the_judgement
     assert outcomes["pyproject.toml::v8-chrome::planted"] == "FAILED"
 
 
+@pytest.mark.slow
 def test_the_ini_option_enables_it_and_named_paths_or_o_extparity_false_leave_it_out(pytester):
     root = shaped_copy(pytester)
     config = root / "pyproject.toml"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_extension import make_tree, sha256, write_project
+from support.fake_extension import make_tree, sha256, write_project
 
 TEXTS = ["plain", "two words", "{\"name\": \"click\"}"]
 REFERENCE = """\

@@ -10,27 +10,25 @@ in the README.)
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
 import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from extparity import cli
 from extparity.corpus.cases import load_corpus
 from extparity.corpus.deviations import load_deviations
 from extparity.project.config import load_project
 from extparity.project.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+from support import ROOT, SUBFOLDER
+from support.cli import call_cli
+from support.copies import copy_shaped
+
 QUICKSTART = ROOT / "docs" / "quickstart.md"
 CORPUS_DOC = ROOT / "docs" / "corpus.md"
-SHAPED = ROOT / "tests" / "extensions" / "shaped"
-SUBFOLDER = ROOT / "tests" / "extensions" / "subfolder"
 
 
 def walkthrough() -> list[tuple[str, str]]:
@@ -43,21 +41,12 @@ def walkthrough() -> list[tuple[str, str]]:
             for indent, language, text in blocks]
 
 
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture
 def extension(tmp_path) -> Path:
     """The shaped extension without its config and adapter, its planted twin difference removed."""
-    copy = tmp_path / "shaped"
-    shutil.copytree(SHAPED, copy)
+    copy = copy_shaped(tmp_path / "shaped", twins=True)
     (copy / "pyproject.toml").unlink()
     shutil.rmtree(copy / "adapters")
-    shutil.copyfile(copy / "chrome/lib/parser/scan.js", copy / "firefox/lib/parser/scan.js")
     return copy
 
 
@@ -65,6 +54,7 @@ def test_the_walkthrough_has_the_blocks_it_describes():
     assert [language for language, _ in walkthrough()] == ["toml", "toml", "json", "js", "toml", "json", "toml"]
 
 
+@pytest.mark.browser
 def test_the_quickstart_walkthrough_builds_a_config_that_runs_step_by_step(extension):
     blocks = walkthrough()
     toml = [text for language, text in blocks if language == "toml"]

@@ -332,6 +332,7 @@ def _same_args(actual, expected):
     return json.loads(json.dumps(actual)) == json.loads(json.dumps(expected))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(conversation(SAFE_PROSE))
 def test_conversations_yield_exactly_the_committed_calls(pieces):
@@ -349,6 +350,7 @@ def test_conversations_yield_exactly_the_committed_calls(pieces):
     assert narrated_rejections == narrated
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(conversation(BRACY_PROSE))
 def test_conversations_with_prose_braces_never_run_anything_else(pieces):
@@ -505,6 +507,7 @@ def ends_inside_string(text):
     return in_string
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(REPAIR_OBJECT, st.booleans(), st.sampled_from([None, 0, 1, 2]))
 def test_prefixes_of_an_object_never_invent_anything(obj, ascii_only, indent):

@@ -16,7 +16,6 @@ import re
 import select
 import sys
 import threading
-import tomllib
 
 import pytest
 from junitparser import Error, JUnitXml, Skipped
@@ -26,10 +25,13 @@ from extparity.project.config import load_project
 from extparity.project.errors import ConfigError
 from extparity.reports.progress import Progress
 from extparity.run.parity import run_parity
-from config_files import write_pyproject
-from fake_extension import make_tree, write_project
-from test_harness_runner import (COMMA_CASES, PARSE_INPUTS, QJS, ROOT, WRONG_EXPECT, Project, call_cli, deviation,
-                                 drop_comma_rule, parse_case)
+
+from support import ROOT, bundled_table
+from support.cli import call_cli
+from support.config_files import write_pyproject
+from support.fake_extension import make_tree, write_project
+from support.run_copy import (COMMA_CASES, PARSE_INPUTS, QJS, WRONG_EXPECT, Project, deviation, drop_comma_rule,
+                              parse_case)
 
 BUNDLED = load_project(ROOT / "pyproject.toml")
 
@@ -41,7 +43,7 @@ def failure_lines(err: str) -> list[str]:
 
 
 def test_a_missing_browser_prints_one_grouped_line_for_the_whole_bundled_corpus(tmp_path):
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
+    table = bundled_table()
     table.update(corpus=[str(ROOT / "fixtures")], known_deviations=str(ROOT / "fixtures" / "known-deviations.json"),
                  trees={name: str(ROOT / rel) for name, rel in table["trees"].items()})
     table["engines"]["python"]["path"] = str(ROOT / "py_src")

@@ -16,7 +16,9 @@ import pytest
 
 from extparity.results.compare import (CHANGED_CALL, CHANGED_ITEMS, CHANGED_VERDICT, NO_LONGER_EXECUTES, NOW_EXECUTES,
                                behaviour_changes, explain)
-from test_harness_runner import COMMA_CASES, QJS, Project, call_cli, drop_comma_rule
+
+from support.cli import call_cli
+from support.run_copy import COMMA_CASES, QJS, Project, drop_comma_rule
 
 JS = ["quickjs-chrome", "quickjs-firefox"]
 PARSE = {"args": ["input", "allowed"], "executes": "calls", "items": {"calls": "name", "rejected": "reason"}}

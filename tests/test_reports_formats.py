@@ -12,7 +12,7 @@ from junitparser import JUnitXml
 from extparity.reports import html_report, junit
 from extparity.results import verdict_diff
 from extparity.results.read import judged_against, odd_one_out, verdicts
-from result_schema import check_result
+from support.result_schema import check_result
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

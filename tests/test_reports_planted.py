@@ -1,6 +1,6 @@
 """One divergence planted in one engine, followed through every report a person or CI reads.
 
-A throwaway copy of the subject (test_harness_runner's `Project`) loses one parsing rule (the
+A throwaway copy of the subject (support.run_copy's `Project`) loses one parsing rule (the
 comma allowed after a bare call) in its Firefox twin only; the corpus holds one case that the
 rule decides. With the reference and one QuickJS engine per tree, quickjs-firefox is then the
 odd one out on exactly that case. The run writes JSON, HTML, JUnit and a repro folder, and
@@ -19,8 +19,10 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 from playwright.sync_api import sync_playwright
 
 from extparity.project.config import load_project
-from result_schema import check_result
-from test_harness_runner import PARSE_INPUTS, Project, call_cli, drop_comma_rule, parse_case
+
+from support.cli import call_cli
+from support.result_schema import check_result
+from support.run_copy import PARSE_INPUTS, Project, drop_comma_rule, parse_case
 
 ENGINES = "python,quickjs-chrome,quickjs-firefox"
 PLANTED = "parse-trailing-comma"
@@ -80,6 +82,7 @@ def browser_page(planted):
         browser.close()
 
 
+@pytest.mark.browser
 def test_the_matrix_groups_rows_by_outcome_vector_and_colours_each_cell(browser_page, planted):
     page, requests, errors = browser_page
     _, outcome = planted
@@ -96,6 +99,7 @@ def test_the_matrix_groups_rows_by_outcome_vector_and_colours_each_cell(browser_
     assert "k-diverges" in cells.nth(2).get_attribute("class")
 
 
+@pytest.mark.browser
 def test_the_odd_one_out_view_shows_the_planted_case_and_its_diff(browser_page):
     page, _, errors = browser_page
     page.click("nav .views button[data-view=odd]")
@@ -115,6 +119,7 @@ def test_the_odd_one_out_view_shows_the_planted_case_and_its_diff(browser_page):
     assert errors == []
 
 
+@pytest.mark.browser
 def test_a_link_to_a_case_opens_it_and_the_arrow_keys_walk_the_rows(browser_page, planted):
     page, _, _ = browser_page
     linked = page.context.browser.new_page(viewport={"width": 1400, "height": 900})
@@ -138,6 +143,7 @@ def test_a_link_to_a_case_opens_it_and_the_arrow_keys_walk_the_rows(browser_page
     linked.close()
 
 
+@pytest.mark.browser
 def test_the_filters_narrow_the_rows(browser_page):
     page, _, _ = browser_page
     page.click("nav .views button[data-view=matrix]")

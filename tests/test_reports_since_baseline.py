@@ -15,7 +15,9 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from extparity.project.config import load_project
-from test_harness_runner import Project, call_cli, drop_comma_rule
+
+from support.cli import call_cli
+from support.run_copy import Project, drop_comma_rule
 
 ENGINES = "python,quickjs-chrome,quickjs-firefox"
 CHANGED = "parse-trailing-comma"
@@ -81,6 +83,7 @@ def test_a_timings_file_that_is_not_one_is_a_one_line_usage_error(runs):
     assert code == 2 and err.strip().endswith('not a timings file of `extparity run --timings` (no "engines" object)')
 
 
+@pytest.mark.browser
 def test_the_page_in_chromium_shows_the_durations_and_the_changed_view(runs):
     project, now = runs
     data = page_data(project.root / "report.html")

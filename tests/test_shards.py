@@ -3,23 +3,15 @@ does a run whose engines go one at a time (`--jobs 1`)."""
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from extparity import cli
 from extparity.results.shards import in_shard, parse_shard
 
+from support.cli import call_cli
+
 ENGINES = "python,quickjs-chrome"
-
-
-def call_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +24,14 @@ def sharded(tmp_path_factory):
     return folder, whole, shards, merged
 
 
+@pytest.mark.slow
 def test_four_shards_merged_give_the_bytes_of_one_unsharded_run(sharded):
     folder, whole, shards, merged = sharded
     assert whole[0] == 0 and all(code == 0 for code, _, _ in shards) and merged[0] == 0, merged
     assert (folder / "merged.json").read_bytes() == (folder / "whole.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_merged_shards_keep_the_configs_engine_order_when_it_is_not_alphabetical(tmp_path):
     engines = "python,v8-chrome,spidermonkey-firefox"  # config order; the JSON's "engines" object is sorted
     whole = call_cli("run", "--engines", engines, "--json", str(tmp_path / "whole.json"))
@@ -49,6 +43,7 @@ def test_merged_shards_keep_the_configs_engine_order_when_it_is_not_alphabetical
     assert (tmp_path / "merged.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_engines_run_one_at_a_time_give_the_bytes_of_engines_run_concurrently(sharded):
     folder, whole, _, _ = sharded
     one_by_one = call_cli("run", "--engines", ENGINES, "--jobs", "1", "--json", str(folder / "sequential.json"))
@@ -56,6 +51,7 @@ def test_engines_run_one_at_a_time_give_the_bytes_of_engines_run_concurrently(sh
     assert (folder / "sequential.json").read_bytes() == (folder / "whole.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_every_case_is_in_exactly_one_shard_and_no_shard_is_empty(sharded):
     folder, _, _, _ = sharded
     ids = [[case["id"] for case in json.loads((folder / f"shard-{k}.json").read_text())["cases"]] for k in range(1, 5)]
@@ -77,6 +73,7 @@ def test_a_malformed_shard_is_a_usage_error(text):
     assert code == 2 and "--shard" in err
 
 
+@pytest.mark.slow
 def test_results_of_different_engine_sets_do_not_merge(sharded, tmp_path):
     folder, _, _, _ = sharded
     call_cli("run", "--engines", "python", "--shard", "2/4", "--json", str(tmp_path / "other.json"))
@@ -86,6 +83,7 @@ def test_results_of_different_engine_sets_do_not_merge(sharded, tmp_path):
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.slow
 def test_the_same_shard_twice_does_not_merge(sharded, tmp_path):
     folder, _, _, _ = sharded
     code, _, err = call_cli("merge", str(folder / "shard-1.json"), str(folder / "shard-1.json"), "--json", str(tmp_path / "m.json"))

@@ -11,7 +11,8 @@ kept and no case of the other engine blamed (both then go on in browsers of thei
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+import pytest
 
 from extparity import api
 from extparity.engines.driver import run_engine
@@ -20,9 +21,11 @@ from extparity.project.kinds import build_engine
 from extparity.results import build
 from extparity.run.parity import judged_run
 
-from fake_extension import make_tree, write_project
+from support import ROOT
+from support.fake_extension import make_tree, write_project
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.browser
+
 BROWSERS = ["chromium", "firefox", "chromium-background", "firefox-background"]
 
 

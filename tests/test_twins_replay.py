@@ -20,6 +20,8 @@ from extparity.engines.driver import run_engine
 from extparity.project.config import load_project
 from extparity.project.kinds import build_engine
 
+pytestmark = pytest.mark.slow
+
 PROJECT = load_project()
 TESTS = Path(__file__).parent
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from extparity.project.config import Project, load_project
 
-from config_files import write_pyproject
+from support.config_files import write_pyproject
 
 JSON_CORE = """\
 export function canon(value) {
