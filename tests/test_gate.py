@@ -446,6 +446,9 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"fuzz": {"cases": -1}}, "fuzz.cases: expected a whole number of at least 0"),
     ({"fuzz": {"seconds": 0}}, "fuzz.seconds: expected a positive number"),
     ({"fuzz": {"budget": 30}}, "fuzz: unknown key 'budget'"),
+    ({"unreachable": [{"module": PARSER, "lines": "929-931", "reason": "defensive"}]},
+     "[tool.extparity.gate]: unknown key 'unreachable' (coverage exemptions are marker comments beside the code "
+     "now: `// extparity-unreachable: REASON` in the verified module"),
 ])
 def test_a_malformed_gate_table_exits_2_naming_the_key(tmp_path, change, words):
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["extparity"]
@@ -1298,8 +1301,8 @@ def test_a_rule_that_fires_only_on_a_character_sequence_no_case_contains_fails_t
     planted = [p for p in problems if p.startswith(f"{PARSER}:{line}:")]
     assert len(planted) == 1, problems
     assert planted[0].startswith(f"{PARSER}:{line}: no case runs this block (if (typeof text === \"string\" && text.indexOf(")
-    assert planted[0].endswith("; add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable "
-                               "with a reason")
+    assert planted[0].endswith("; add a case that reaches it, or mark it unreachable beside the code with a reason "
+                               "(// extparity-unreachable: REASON)")
     assert "\n" not in planted[0]
 
 

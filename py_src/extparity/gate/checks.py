@@ -34,8 +34,9 @@ hiding a divergence; an empty corpus), so each is a check of its own here:
 * environment   - the engines again under each second environment (another locale, time zone,
                   date, user agent, navigator.webdriver; each shipped locale), every verdict
                   byte-identical to the first run's (``environment``);
-* coverage      - every block of the verified modules ran in some case in Chromium, or is listed
-                  as unreachable with a reason; the reference's branches reach the floor (``coverage``).
+* coverage      - every block of the verified modules ran in some case in Chromium, or a marker
+                  comment beside it exempts it with a reason; the reference's branches reach the
+                  floor (``coverage``).
 * fuzz          - a fixed-seed campaign through the headless engines, seeded from the corpus,
                   finds nothing within its case budget and time cap (``fuzz_budget``).
 """
