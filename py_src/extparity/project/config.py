@@ -9,7 +9,6 @@ errors: a typo must not turn into a default.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from .environments import DEFAULT as DEFAULT_ENVIRONMENTS
 from .environments import Environment
 from .environments import parse as parse_environments
 from .kinds import EngineSpec, check_spec, loads_extension, sends_from_content
+from .manifest import load_manifest
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz", "coverage"}
@@ -375,11 +375,8 @@ def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dic
 def declares_content_scripts(tree: Path) -> bool:
     """Whether the tree's manifest declares a content script with code (an unreadable manifest
     declares none here: the gate's manifests check names it)."""
-    try:
-        manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    scripts = manifest.get("content_scripts") if isinstance(manifest, dict) else None
+    manifest, _ = load_manifest(tree.name, tree)
+    scripts = manifest.get("content_scripts") if manifest is not None else None
     return isinstance(scripts, list) and any(isinstance(s, dict) and s.get("js") for s in scripts)
 
 
