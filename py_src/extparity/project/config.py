@@ -413,9 +413,6 @@ def _entry(name: str, spec, root: Path) -> Entry:
         _typed(field_name, str, f"{where}.expect.items.{key}")
     keys = _strings(expect["keys"], f"{where}.expect.keys") if "keys" in expect else None
     args = _strings(_require(spec, "args", list, where), f"{where}.args")
-    for arg in args:
-        if arg in ("id", "fn", "expect", "tags", "why"):
-            raise ConfigError(f"{where}.args: {arg!r} is a corpus field of its own, not an argument")
     adapter = spec.get("adapter")
     executes = spec.get("executes")
     if executes is not None:
