@@ -147,6 +147,33 @@ def test_unparsable_manifest_is_reported(ext: Path):
     assert tree_checks.check_manifests(trees(ext), LOADED_BY)[0].startswith("firefox/manifest.json: not valid JSON")
 
 
+@pytest.mark.parametrize(("content", "line"), [
+    (None, "chrome/manifest.json: missing"),
+    ("{", "chrome/manifest.json: not valid JSON (Expecting property name"),
+    ("[]", "chrome/manifest.json: top level is not an object"),
+    ("a folder", "chrome/manifest.json: cannot read it (Is a directory)"),
+])
+def test_the_one_manifest_reader_says_what_is_wrong_in_one_line_to_every_reader(tmp_path, content, line):
+    """The config (content-script twins), the engines (Firefox's packed add-on, Chromium's
+    service worker, the content page) and the checks read manifests through one function."""
+    from extparity.engines.base import EngineStartError
+    from extparity.engines.kinds.firefox import pack_xpi
+    from extparity.project.config import declares_content_scripts
+
+    tree = tmp_path / "chrome"
+    tree.mkdir()
+    if content == "a folder":
+        (tree / "manifest.json").mkdir()
+    elif content is not None:
+        (tree / "manifest.json").write_text(content, encoding="utf-8")
+    manifest, error = tree_checks.load_manifest("chrome", tree)
+    assert manifest is None and error.startswith(line) and "\n" not in error, error
+    assert declares_content_scripts(tree) is False
+    with pytest.raises(EngineStartError) as raised:
+        pack_xpi(tree, tmp_path / "packed", None, {})
+    assert str(raised.value) == error
+
+
 def test_missing_referenced_file_is_reported(ext: Path):
     for browser in BROWSERS:
         (ext / browser / "background.js").unlink()

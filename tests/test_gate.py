@@ -336,6 +336,9 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"fuzz": {"cases": -1}}, "fuzz.cases: expected a whole number of at least 0"),
     ({"fuzz": {"seconds": 0}}, "fuzz.seconds: expected a positive number"),
     ({"fuzz": {"budget": 30}}, "fuzz: unknown key 'budget'"),
+    ({"unreachable": [{"module": PARSER, "lines": "929-931", "reason": "defensive"}]},
+     "[tool.extparity.gate]: unknown key 'unreachable' (coverage exemptions are marker comments beside the code "
+     "now: `// extparity-unreachable: REASON` in the verified module"),
 ])
 def test_a_malformed_gate_table_exits_2_naming_the_key(tmp_path, change, words):
     table = bundled_table()
@@ -632,6 +635,21 @@ def test_an_exception_list_the_comparison_has_never_heard_of_is_compared_as_ever
     assert policy.changes(old, new, ids, ids) == []
 
 
+def test_a_coverage_marker_that_moves_is_no_policy_change_one_added_copied_rewritten_or_reworded_is():
+    from extparity.gate import policy
+
+    marker = {"module": PARSER, "lines": "929-931", "reason": "defensive", "sha256": "a" * 64}
+    moved = {**marker, "lines": "940-942"}
+    named = f'coverage marker {PARSER} "defensive"'
+    assert policy.marker_changes([marker], [moved]) == []
+    assert policy.marker_changes([marker], [moved, marker]) == [f"{named}: added (exempts 3 lines, sha256 aaaaaaaaaaaa)"]
+    assert policy.marker_changes([marker], [{**marker, "sha256": "b" * 64}]) == [
+        f"{named}: the lines it exempts changed (sha256 aaaaaaaaaaaa -> bbbbbbbbbbbb)"]
+    assert policy.marker_changes([marker], [{**marker, "reason": "unreachable"}]) == [
+        f'coverage marker {PARSER} "unreachable": its reason changed from "defensive" (sha256 aaaaaaaaaaaa)']
+    assert policy.marker_changes([marker, moved], [marker]) == []  # one fewer: stricter
+
+
 GLUE_CHANGE = "[tool.extparity.gate].glue: added inspector.html"
 
 
@@ -735,6 +753,24 @@ def test_an_acknowledged_policy_change_passes_the_gate_against_the_last_release(
     assert outcome.code == 0, outcome.out + outcome.err
     assert outcome.reason("policy") == ("every tree is loaded by a browser (chrome by chromium, firefox by firefox); "
                                         "against first.json: 1 policy changes, each acknowledged in acks.json")
+
+
+# The parser's defensive catch, exempted from the coverage check because no input reaches it.
+DEFENSIVE_CATCH = '    return errorVerdict("internal-error");\n'
+EVERY_TOOL = '    return parseChecked(text, ["click", "run_script", "delete_all"]);\n'
+
+
+def test_exempted_lines_rewritten_in_place_are_a_policy_change_against_the_last_release(tmp_path, release):
+    """The attack on coverage exemptions: lines exempted as unreachable, rewritten in place to run
+    every tool. No case reaches them, so parity and coverage pass; the policy check must see it."""
+    copy = released_copy(tmp_path)
+    copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
+    copy.edit(PARSER, DEFENSIVE_CATCH, EVERY_TOOL)
+    outcome = copy.gate("--baseline", str(release))
+    assert outcome.code == 1 and outcome.failing() == {"policy"}, outcome.out + outcome.err
+    assert re.fullmatch(r'not acknowledged: coverage marker src/agent/tool-call-parser\.js "defensive: .*": the '
+                        r'lines it exempts changed \(sha256 ([0-9a-f]{12}) -> (?!\1)[0-9a-f]{12}\)',
+                        outcome.reason("policy")), outcome.reason("policy")
 # ------------------------------------------------------------------ policy over the shipped code, before any engine starts
 #
 # Each scenario below breaks one copy in one way and asserts the one line its check fails with.
@@ -1189,8 +1225,8 @@ def test_a_rule_that_fires_only_on_a_character_sequence_no_case_contains_fails_t
     planted = [p for p in problems if p.startswith(f"{PARSER}:{line}:")]
     assert len(planted) == 1, problems
     assert planted[0].startswith(f"{PARSER}:{line}: no case runs this block (if (typeof text === \"string\" && text.indexOf(")
-    assert planted[0].endswith("; add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable "
-                               "with a reason")
+    assert planted[0].endswith("; add a case that reaches it, or mark it unreachable beside the code with a reason "
+                               "(// extparity-unreachable: REASON)")
     assert "\n" not in planted[0]
 
 

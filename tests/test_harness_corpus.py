@@ -246,6 +246,16 @@ def config_for(tmp_path):
     return make
 
 
+def test_an_entry_argument_named_like_a_corpus_field_exits_2_naming_the_entry(tmp_path, capsys):
+    repair = bundled_table()["entries"]["repair"]
+    root = make_corpus(tmp_path / "c", {"repair/a.jsonl": [good("r", "repair")]})
+    config = write_config(tmp_path / "pyproject.toml", corpus=[str(root)], known_deviations=None,
+                          **{"entries.repair": {**repair, "args": ["input", "why"]}})
+    assert cli.main(["--config", str(config), "corpus", "lint"]) == 2
+    assert capsys.readouterr().err == ("extparity: [tool.extparity.entries.repair].args: 'why' is a corpus field of "
+                                       "its own, not an argument\n")
+
+
 def test_lint_exits_1_and_lists_every_problem(tmp_path, config_for, capsys):
     root = make_corpus(tmp_path / "c", {"parse/a.jsonl": [good("one"), good("two", why=...), "{oops"]})
     code = cli.main(["--config", config_for(root), "corpus", "lint"])

@@ -25,7 +25,6 @@ from .browser import CoveredEngine
 from .sources import Source, verified_sources
 
 SCHEMA = 1
-PUNCTUATION = " \t\r\n{}();,"  # what a stretch may hold and still hold no code
 
 
 class Recorder:
@@ -103,13 +102,8 @@ class Recorder:
 
 def meaningful(source: Source, block: tuple[int, int]) -> bool:
     """Whether a block holds code: V8 also counts the stretch after a ``return`` up to the
-    closing brace, which is only punctuation."""
-    text = _utf16_slice(source.text, *block)
-    return any(ch not in PUNCTUATION for ch in text)
-
-
-def _utf16_slice(text: str, start: int, end: int) -> str:
-    return text.encode("utf-16-le", "surrogatepass")[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
+    closing brace, which is only punctuation (or a comment)."""
+    return any(source.code[block[0]:block[1]])
 
 
 def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict, calls: dict) -> dict:
@@ -153,8 +147,8 @@ def module_entry(source: Source, blocks: list[tuple[int, int]], per_engine: dict
 
 
 def _joined_where_counts_agree(source: Source, blocks: list[tuple[int, int]], per_engine: dict) -> tuple[list, dict]:
-    """The blocks cut where counts differ: each block trimmed to its code (punctuation and white
-    space at its ends dropped), and neighbours of one function that ran equally often in every
+    """The blocks cut where counts differ: each block trimmed to its code (punctuation, white
+    space and comments at its ends dropped), and neighbours of one function that ran equally often in every
     engine joined.
 
     V8 shows a place inside a function only in a take where the code on its two sides ran a
@@ -164,7 +158,7 @@ def _joined_where_counts_agree(source: Source, blocks: list[tuple[int, int]], pe
     apart in every split of the cases, so after this a run and its merged shards know the same
     blocks."""
     engines = list(per_engine)
-    code = _code_units(source.text)
+    code = source.code
     joined: list[list] = []  # [start, end, function, totals, case ids]
     for block in blocks:
         start, end = block
@@ -190,14 +184,6 @@ def _joined_where_counts_agree(source: Source, blocks: list[tuple[int, int]], pe
             merged[name][0][(start, end)] = n
             merged[name][1][(start, end)] = cases[:CASES_PER_BLOCK]
     return [(start, end) for start, end, *_ in joined], merged
-
-
-def _code_units(text: str) -> bytes:
-    """Per UTF-16 code unit of ``text`` (V8's offsets count them): 1 where it is code, 0 where it
-    is punctuation or white space that ``meaningful`` ignores."""
-    units = text.encode("utf-16-le", "surrogatepass")
-    ignored = {ord(ch) for ch in PUNCTUATION}
-    return bytes(0 if units[i + 1] == 0 and units[i] in ignored else 1 for i in range(0, len(units), 2))
 
 
 def _innermost_function(source: Source, block: tuple[int, int]) -> tuple[int, int] | None:

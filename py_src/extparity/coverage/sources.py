@@ -3,18 +3,24 @@
 V8 reports offsets in UTF-16 code units of the script's text, so lines are found in those units.
 The functions come from the syntax tree, not from V8: V8 omits a function from a take when
 neither it nor its parent ran since the last one, so a function nothing ever calls would be
-invisible in its reports; read from the source, it is an uncovered block.
+invisible in its reports; read from the source, it is an uncovered block. Which units are code
+comes from the syntax tree too: a comment is no code, so a stretch that holds only comments is
+no block, and a block begins and ends at its code (a marker comment above a statement must not
+move the block's first line onto the comment, see ``markers``).
 """
 
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from ..project.config import Project
 from ..project.hashing import sha256_hex
-from ..subject.linker import FUNCTION_NODES, parsed_modules
+from ..subject.linker import FUNCTION_NODES, parse_source, parsed_modules, walk
+
+PUNCTUATION = " \t\r\n{}();,"  # what a stretch may hold and still hold no code, besides comments
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,24 @@ class Source:
 
     def line_text(self, first: int, last: int) -> str:
         return "\n".join(self.text.split("\n")[first - 1:last])
+
+    @cached_property
+    def code(self) -> bytes:
+        """Per UTF-16 unit of the text: 1 where it is code, 0 in a comment, white space or
+        ``PUNCTUATION``."""
+        units = self.text.encode("utf-16-le", "surrogatepass")
+        ignored = {ord(ch) for ch in PUNCTUATION}
+        mask = bytearray(0 if units[i + 1] == 0 and units[i] in ignored else 1 for i in range(0, len(units), 2))
+        syntax, source = parse_source(self.text.encode("utf-8"), self.path)
+        comments = [node for node in walk(syntax.root_node) if node.type == "comment"]
+        if comments:
+            parsed = source.decode("utf-8")  # without a byte order mark, which the text keeps
+            shift = len(self.text) - len(parsed)
+            to_unit = _byte_offsets(parsed, _utf16_offsets(parsed))
+            for node in comments:
+                start, end = to_unit[node.start_byte] + shift, to_unit[node.end_byte] + shift
+                mask[start:end] = bytes(end - start)
+        return bytes(mask)
 
 
 def utf16_length(text: str) -> int:

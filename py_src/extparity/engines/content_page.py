@@ -7,32 +7,22 @@ answered by ``route``, in Chromium and in Firefox alike)."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from ..project.manifest import load_manifest
 from .base import EngineStartError
 
 CONTENT_HOST = "extparity.test"
 CONTENT_PAGE = "<!doctype html><title>extparity</title><p>A page where the extension's content script runs."
 
 
-def read_manifest(tree: Path) -> dict | None:
-    """The tree's manifest, or None if it cannot be read as an object (the browser's own load
-    error then says what is wrong with it)."""
-    try:
-        manifest = json.loads((Path(tree) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) else None
-
-
 def content_script_url(tree: Path) -> tuple[str, str]:
     """A web page's URL where the manifest's first content script with code runs in its own world
     (not ``"world": "MAIN"``), and the match pattern it comes from: the pattern's wildcards filled
     in with ``extparity.test`` (its own subdomain under a ``*.`` host)."""
-    manifest = read_manifest(tree)
+    manifest, _ = load_manifest(Path(tree).name, tree)  # unreadable: the browser's own load error says why
     for script in (manifest or {}).get("content_scripts") or []:
         if not isinstance(script, dict) or not script.get("js") or script.get("world") == "MAIN":
             continue

@@ -18,6 +18,10 @@ What counts as weakening, compared with the baseline:
   expectation changed under the same id (that can empty a case as surely as deleting it);
 * known deviations: one added, or changed in any field (its pinned verdicts included);
 * adapters (entry and message adapters): bytes changed, added or removed;
+* coverage markers (``// extparity-unreachable: REASON`` in the verified modules, see
+  ``coverage.markers``): one added, the lines one exempts rewritten (each is recorded with its
+  module, its reason and the SHA-256 of the exact text of those lines), or its reason changed.
+  Where a marker stands is not compared: code moving above it is no change;
 * ``minimum_cases``: an entry's minimum lowered;
 * every other key of ``[tool.extparity.gate]`` is an exception or a setting: an item added to
   a list (``glue``, ``manifest_keys``, ``web_ext.allow``, and any exception list a later
@@ -35,17 +39,21 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..corpus.cases import Corpus
+from ..coverage.markers import read_markers
 from ..corpus.deviations import load_deviations
 from ..project.config import Project
 from ..project.kinds import KINDS, engine_class
 from ..project.hashing import sha256_hex
+from ..project.words import count
 from ..results import read
 from ..run.parity import adapter_hashes
+from ..subject.linker import LinkError, parsed_modules
 from .acknowledgements import Acknowledgements
 
 # [tool.extparity.gate] keys compared on their own terms; every other key is an exception or setting
@@ -69,12 +77,61 @@ def record(project: Project, corpus: Corpus) -> dict:
                                     "verdicts": dict(sorted(d.verdicts.items()))}
                              for case, d in sorted(deviations.items())},
         "adapters": adapter_hashes(project),
+        "markers": markers(project),
         "minimum_cases": {entry: project.gate.minimum_cases.get(entry, 1) for entry in project.entries},
         # the second environments in effect (the default ones when the key is absent): one removed
         # or changed weakens the environment check, where a removed exception would strengthen
         "environments": {e.name: e.settings() for e in project.gate.environments},
         "settings": settings(project),
     }
+
+
+def markers(project: Project) -> list[dict[str, str]]:
+    """Every coverage marker of the verified modules (the entries' graph) of every tree, once:
+    trees that ship the same modules hold the same markers."""
+    found: dict[tuple, dict[str, str]] = {}
+    entries = [entry.module for entry in project.entries.values()]
+    for tree in sorted(project.trees):
+        try:
+            modules = parsed_modules(project.trees[tree], entries)
+        except LinkError:
+            continue  # the engines cannot load such a tree either: the run names why
+        for path, _, source in modules:
+            for marker in read_markers(path, source.decode("utf-8"))[0]:
+                found[(marker.module, marker.first, marker.reason, marker.sha256)] = {
+                    "module": marker.module, "lines": marker.lines, "reason": marker.reason, "sha256": marker.sha256}
+    return [found[key] for key in sorted(found)]
+
+
+def marker_changes(old: list[dict], new: list[dict]) -> list[str]:
+    """Markers of ``new`` that ``old`` has not, each as an addition, as rewritten lines (a marker
+    gone with the same module and reason) or as a new reason (one gone over the same text)."""
+    def key(marker: dict) -> tuple[str, str, str]:
+        return marker["module"], marker["reason"], marker["sha256"]
+
+    added = Counter(map(key, new)) - Counter(map(key, old))
+    gone = Counter(map(key, old)) - Counter(map(key, new))
+    lines = []
+    for marker in new:
+        module, reason, sha = key(marker)
+        if added[(module, reason, sha)] == 0:
+            continue
+        added[(module, reason, sha)] -= 1
+        named = f"coverage marker {module} {json.dumps(reason, ensure_ascii=False)}"
+        same_reason = next((k for k, n in gone.items() if n and k[:2] == (module, reason)), None)
+        same_text = next((k for k, n in gone.items() if n and (k[0], k[2]) == (module, sha)), None)
+        if same_reason is not None:
+            gone[same_reason] -= 1
+            lines.append(f"{named}: the lines it exempts changed (sha256 {same_reason[2][:12]} -> {sha[:12]})")
+        elif same_text is not None:
+            gone[same_text] -= 1
+            lines.append(f"{named}: its reason changed from {json.dumps(same_text[1], ensure_ascii=False)} "
+                         f"(sha256 {sha[:12]})")
+        else:
+            first, _, last = marker["lines"].partition("-")
+            lines.append(f"{named}: added (exempts {count(int(last or first) - int(first) + 1, 'line')}, "
+                         f"sha256 {sha[:12]})")
+    return lines
 
 
 def case_ids_hash(ids: list[str]) -> str:
@@ -177,6 +234,7 @@ def changes(old: dict, new: dict, old_case_ids: list[str], new_case_ids: list[st
         elif now != before:
             lines.append(f"adapter {name}: {before['path']} (sha256 {before['sha256'][:12]}) -> "
                          f"{now['path']} (sha256 {now['sha256'][:12]})")
+    lines += marker_changes(old.get("markers", []), new.get("markers", []))
     for entry, minimum in old["minimum_cases"].items():
         if entry in new["minimum_cases"] and new["minimum_cases"][entry] < minimum:
             lines.append(f"minimum_cases.{entry}: lowered from {minimum} to {new['minimum_cases'][entry]}")

@@ -9,7 +9,6 @@ errors: a typo must not turn into a default.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -20,16 +19,16 @@ from .environments import DEFAULT as DEFAULT_ENVIRONMENTS
 from .environments import Environment
 from .environments import parse as parse_environments
 from .kinds import EngineSpec, check_spec, engine_class
+from .manifest import load_manifest
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz", "coverage"}
 COVERAGE_KEYS = {"reference"}
-UNREACHABLE_KEYS = {"module", "lines", "reason"}
 FUZZ_KEYS = {"plugins", "generators", "weights"}
 ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
 EXPECT_KEYS = {"keys", "items"}
 GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
-             "glue_scripts", "imports", "surfaces", "environments", "unreachable", "reference_branch_floor",
+             "glue_scripts", "imports", "surfaces", "environments", "reference_branch_floor",
              "block_coverage_floor", "fuzz"}
 FUZZ_BUDGET_KEYS = {"seed", "cases", "seconds"}
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
@@ -44,6 +43,8 @@ RENAMED = {
     "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
     "browsers": "browser executables are engine options: [tool.extparity.engines.NAME] executable = ...",
     "extension_root": "release metadata lives under [tool.extparity.gate]",
+    "unreachable": "coverage exemptions are marker comments beside the code now: "
+                   "`// extparity-unreachable: REASON` in the verified module (README \"Coverage\")",
 }
 
 
@@ -103,24 +104,9 @@ class GateConfig:
     surfaces: tuple[Declared, ...] = ()  # messaging surfaces open on purpose
     # the second environments the engines run the corpus in again (``environments``)
     environments: tuple[Environment, ...] = DEFAULT_ENVIRONMENTS
-    unreachable: tuple["Unreachable", ...] = ()  # blocks of verified modules no case can run, each with a reason
     reference_branch_floor: float = 0.0  # percent of the reference's branches the corpus must run
     block_coverage_floor: float = 100.0  # percent of the verified modules' blocks that must run (below 100: adopting)
     fuzz: FuzzBudget = FuzzBudget()  # the gate's fuzz campaign through the headless engines
-
-
-@dataclass(frozen=True)
-class Unreachable:
-    """Lines of a verified module that no case can run (the gate's coverage check), and why."""
-
-    module: str  # tree-relative
-    first: int
-    last: int
-    reason: str
-
-    @property
-    def lines(self) -> str:
-        return f"{self.first}-{self.last}" if self.last != self.first else str(self.first)
 
 
 @dataclass(frozen=True)
@@ -266,27 +252,6 @@ def _coverage(table) -> CoverageConfig:
     return CoverageConfig(names)
 
 
-def _unreachable(value, where: str) -> tuple[Unreachable, ...]:
-    """``[{module, lines = "A-B", reason}]``: line ranges of verified modules no case can run."""
-    out = []
-    for i, item in enumerate(_typed(value, list, where)):
-        here = f"{where}[{i}]"
-        _typed(item, dict, here)
-        _unknown(item, UNREACHABLE_KEYS, here)
-        for key in UNREACHABLE_KEYS:
-            if not isinstance(item.get(key), str) or not item[key].strip():
-                raise ConfigError(f"{here}: missing key {key!r} (a non-empty string)")
-        match = re.fullmatch(r"(\d+)(?:-(\d+))?", item["lines"].strip())
-        if not match or int(match[1]) < 1 or int(match[2] or match[1]) < int(match[1]):
-            raise ConfigError(f"{here}.lines: {item['lines']!r} is not a line or a range of lines like \"12-14\"")
-        out.append(Unreachable(normalize_module(item["module"]), int(match[1]), int(match[2] or match[1]), item["reason"]))
-    return tuple(out)
-
-
-def normalize_module(path: str) -> str:
-    return path.strip().lstrip("./")
-
-
 def _fuzz(table, entries: dict[str, Entry]) -> FuzzConfig:
     where = "[tool.extparity.fuzz]"
     _typed(table, dict, where)
@@ -344,7 +309,6 @@ def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
                       else DEFAULT_ENVIRONMENTS),
         fuzz=_fuzz_budget(table.get("fuzz", {}), f"{where}.fuzz"),
         **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
-        unreachable=_unreachable(table.get("unreachable", []), f"{where}.unreachable"),
         reference_branch_floor=_floor(table.get("reference_branch_floor", 0), f"{where}.reference_branch_floor"),
         block_coverage_floor=_floor(table.get("block_coverage_floor", 100), f"{where}.block_coverage_floor"),
     )
@@ -411,11 +375,8 @@ def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dic
 def declares_content_scripts(tree: Path) -> bool:
     """Whether the tree's manifest declares a content script with code (an unreadable manifest
     declares none here: the gate's manifests check names it)."""
-    try:
-        manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    scripts = manifest.get("content_scripts") if isinstance(manifest, dict) else None
+    manifest, _ = load_manifest(tree.name, tree)
+    scripts = manifest.get("content_scripts") if manifest is not None else None
     return isinstance(scripts, list) and any(isinstance(s, dict) and s.get("js") for s in scripts)
 
 
@@ -452,9 +413,6 @@ def _entry(name: str, spec, root: Path) -> Entry:
         _typed(field_name, str, f"{where}.expect.items.{key}")
     keys = _strings(expect["keys"], f"{where}.expect.keys") if "keys" in expect else None
     args = _strings(_require(spec, "args", list, where), f"{where}.args")
-    for arg in args:
-        if arg in ("id", "fn", "expect", "tags", "why"):
-            raise ConfigError(f"{where}.args: {arg!r} is a corpus field of its own, not an argument")
     adapter = spec.get("adapter")
     executes = spec.get("executes")
     if executes is not None:

@@ -16,11 +16,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..corpus.cases import TAGS_FILE
+from ..corpus.cases import CASE_KEYS, TAGS_FILE
 from .read import failing_cells, verdicts
 
 MARKER = ".extparity-repro"
-CASE_KEYS = ("id", "fn", "expect", "tags", "why")
 
 
 class ReproError(Exception):

@@ -18,9 +18,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..project.hashing import sha256_hex
+from ..project.manifest import MANIFEST, load_manifest
 from .linker import LinkError, import_closure, normalize_path, uses_module_syntax
 
-MANIFEST = "manifest.json"
 ACTIONS = ("action", "browser_action", "page_action")
 PAGE_EXTENSIONS = (".html", ".htm")
 SCRIPT_EXTENSIONS = (".js", ".mjs")
@@ -60,19 +60,6 @@ def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[s
                 problems.append(f"{rel}: differs between {names[0]} and {name} "
                                 f"(first at byte {first_difference(first, other)})")
     return problems
-
-
-def load_manifest(name: str, tree: Path) -> tuple[dict | None, str | None]:
-    """A tree's manifest, or the one-line reason it cannot be read."""
-    try:
-        manifest = json.loads((Path(tree) / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None, f"{name}/{MANIFEST}: missing"
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, f"{name}/{MANIFEST}: not valid JSON ({exc})"
-    if not isinstance(manifest, dict):
-        return None, f"{name}/{MANIFEST}: top level is not an object"
-    return manifest, None
 
 
 def compare_manifests(manifests: Mapping[str, dict], allowed: Iterable[str] = ()) -> list[str]:

@@ -126,6 +126,8 @@ function repairChecked(raw) {
     actions = planRepair(raw);
   } catch (error) {
     if (error instanceof RepairRejected) return rejected(error.reason);
+    // extparity-unreachable: defensive: rethrows what is not a refusal, which only a defect in the
+    // planner throws
     throw error;
   }
   const text = applyActions(raw, actions);
@@ -140,7 +142,7 @@ function repairChecked(raw) {
 export function repairArguments(raw) {
   try {
     return repairChecked(raw);
-  } catch (error) {
+  } catch (error) { // extparity-unreachable: defensive: no input reaches it while the code is right
     return rejected("internal-error");
   }
 }

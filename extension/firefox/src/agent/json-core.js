@@ -163,7 +163,7 @@ function valueAt(u, i, end, depth, spans, read) {
 function objectAt(u, i, end, depth, read) {
   const obj = newObject();
   i = skipWs(u, i + 1, end);
-  let c = i < end ? u.charCodeAt(i) : -1;
+  let c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
   if (c === RBRACE) return endAt(obj, i + 1, read);
   for (;;) {
     if (c !== QUOTE) return failAt("invalid-json", i, read);
@@ -171,17 +171,17 @@ function objectAt(u, i, end, depth, read) {
     const key = stringAt(u, i, end, read);
     if (key instanceof JsonReject) return key;
     i = read.at;
-    c = i < end ? u.charCodeAt(i) : -1;
+    c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     if (c <= SPACE) {
       i = skipWs(u, i, end);
-      c = i < end ? u.charCodeAt(i) : -1;
+      c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     }
     if (c !== COLON) return failAt("invalid-json", i, read);
     i += 1;
-    c = i < end ? u.charCodeAt(i) : -1;
+    c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     if (c <= SPACE) {
       i = skipWs(u, i, end);
-      c = i < end ? u.charCodeAt(i) : -1;
+      c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     }
     const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end, read) : valueAt(u, i, end, depth + 1, null, read);
     if (value instanceof JsonReject) return value;
@@ -196,10 +196,10 @@ function objectAt(u, i, end, depth, read) {
     }
     if (c === COMMA) {
       i += 1;
-      c = i < end ? u.charCodeAt(i) : -1;
+      c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
       if (c <= SPACE) {
         i = skipWs(u, i, end);
-        c = i < end ? u.charCodeAt(i) : -1;
+        c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
       }
       continue;
     }
@@ -212,10 +212,13 @@ function objectAt(u, i, end, depth, read) {
 // costs about 55 ns and a call about 35), so the loop keeps `c`, the unit at i, and reads each
 // unit once: whitespace is skipped only where the unit is at or below SPACE, and an element that
 // starts with a digit or "-" goes to numberAt at once rather than through valueAt.
+// At the end of the text `c` is -1, an arm no input reaches: the readers meet the end of their
+// text only after a closer (the parser reads regions the scanner balanced, the repair text it
+// closed), and no input was found that does otherwise; each such arm is marked unreachable.
 function arrayAt(u, i, end, depth, spans, read) {
   const items = [];
   i = skipWs(u, i + 1, end);
-  let c = i < end ? u.charCodeAt(i) : -1;
+  let c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
   if (c === RBRACKET) return endAt(items, i + 1, read);
   for (;;) {
     const value = (c >= 0x30 && c <= 0x39) || c === 0x2d ? numberAt(u, i, end, read) : valueAt(u, i, end, depth + 1, null, read);
@@ -223,17 +226,17 @@ function arrayAt(u, i, end, depth, spans, read) {
     items.push(value);
     if (spans !== null) spans.push([i, read.at]);
     i = read.at;
-    c = i < end ? u.charCodeAt(i) : -1;
+    c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     if (c <= SPACE) { // (also at the end, c = -1)
       i = skipWs(u, i, end);
-      c = i < end ? u.charCodeAt(i) : -1;
+      c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     }
     if (c === COMMA) {
       i += 1;
-      c = i < end ? u.charCodeAt(i) : -1;
+      c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
       if (c <= SPACE) {
         i = skipWs(u, i, end);
-        c = i < end ? u.charCodeAt(i) : -1;
+        c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
       }
       continue;
     }
@@ -264,6 +267,7 @@ function hex4(u, i, end) {
 // cannot be encoded as UTF-8 and the bridges between engines mangle them differently. The text
 // is checked for them only if it holds a surrogate at all, and assembled from parts only if it
 // holds an escape (Python finds both with regular expressions; here each unit is looked at once).
+// extparity-unreachable: an exported reader with the Python twin's API, not called by the entries
 export function readString(u, i, end) {
   const read = new Read();
   const value = stringAt(u, i, end, read);
@@ -277,6 +281,7 @@ function stringAt(u, i, end, read) {
   let run = i;
   let surrogate = false;
   for (;;) {
+    // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
     if (i >= end) return failAt("invalid-json", i, read);
     const c = u.charCodeAt(i);
     if (c === QUOTE) {
@@ -294,6 +299,7 @@ function stringAt(u, i, end, read) {
     if (c < 0x20) return failAt("invalid-json", i, read);
     if (c === BACKSLASH) {
       parts.push(u.slice(run, i));
+      // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
       if (i + 1 >= end) return failAt("invalid-json", i, read);
       const e = u.charCodeAt(i + 1);
       if (e === 0x75) {
@@ -317,6 +323,7 @@ function stringAt(u, i, end, read) {
 }
 
 // Read a number; integers must be safe integers and every value must be finite.
+// extparity-unreachable: an exported reader with the Python twin's API, not called by the entries
 export function readNumber(u, i, end) {
   const read = new Read();
   const value = numberAt(u, i, end, read);
@@ -334,7 +341,7 @@ export function readNumber(u, i, end) {
 // `c` is always the unit at i (-1 at the end), so each unit is read once.
 function numberAt(u, i, end, read) {
   const start = i;
-  let c = i < end ? u.charCodeAt(i) : -1;
+  let c = i < end ? u.charCodeAt(i) : -1; // extparity-unreachable: the end of the text comes only after a closer (see arrayAt)
   if (c === 0x2d) {
     i += 1;
     c = i < end ? u.charCodeAt(i) : -1;
@@ -718,6 +725,8 @@ export function formatNumber(x) {
   const a = x < 0 ? -x : x;
   let body = fewDigitsText(a);
   if (body === null) {
+    // extparity-unreachable: the fallback for engines whose number conversions misbehave
+    // (QuickJS-ng's String(x)); V8 never takes it
     const [digits, n] = shortestOfNearest(a) ?? shortestByRoundTrip(a) ?? shortestDigits(a);
     body = layout(digits, n);
   }
@@ -734,6 +743,8 @@ export function formatNumber(x) {
 // decimal anywhere in the interval would put one of those two in it too), and finally the nearest
 // decimal of the length reached. null if the engine's conversions do not behave as specified;
 // then the exact BigInt search decides. (Exported so the tests can start it from any guess.)
+// extparity-unreachable: what V8 leaves unrun here is the fallback for engines whose number
+// conversions misbehave (QuickJS-ng's String(x))
 export function shortestByRoundTrip(x, guess = significantDigits(String(x))) {
   let k = Math.min(guess, 17);
   let found = nearestReadingBack(x, k);
@@ -761,6 +772,8 @@ export function shortestByRoundTrip(x, guess = significantDigits(String(x))) {
 // null if none does. toExponential gives the nearest (ECMAScript defines it so, breaking a tie
 // upwards); when that one lies outside x's interval, which is half as wide below a power of two,
 // its neighbour across x is the nearest inside.
+// extparity-unreachable: what V8 leaves unrun here is the fallback for engines whose number
+// conversions misbehave (QuickJS-ng's String(x))
 function nearestReadingBack(x, k) {
   const text = x.toExponential(k - 1);
   const e = text.indexOf("e");
@@ -788,11 +801,15 @@ function readsBack(digits, exponent, x) {
 // [digits, exponent] for digits * 10^exponent without trailing zeros.
 function normalized(digits, exponent) {
   let end = digits.length;
+  // extparity-unreachable: the fallback for engines whose number conversions misbehave
+  // (QuickJS-ng's String(x)); V8 never takes it
   while (end > 1 && digits.charCodeAt(end - 1) === 0x30) end -= 1;
   return [digits.slice(0, end), exponent + digits.length - end];
 }
 
 // The number of significant digits in a number's String: leading and trailing zeros dropped.
+// extparity-unreachable: what V8 leaves unrun here is the fallback for engines whose number
+// conversions misbehave (QuickJS-ng's String(x))
 function significantDigits(text) {
   const e = text.indexOf("e");
   let first = 0;
@@ -807,10 +824,14 @@ function significantDigits(text) {
 function increment(digits) {
   let k = digits.length - 1;
   while (k >= 0 && digits.charCodeAt(k) === 0x39) k -= 1;
+  // extparity-unreachable: the fallback for engines whose number conversions misbehave
+  // (QuickJS-ng's String(x)); V8 never takes it
   if (k < 0) return "1" + "0".repeat(digits.length);
   return digits.slice(0, k) + String.fromCharCode(digits.charCodeAt(k) + 1) + "0".repeat(digits.length - k - 1);
 }
 
+// extparity-unreachable: what V8 leaves unrun here is the fallback for engines whose number
+// conversions misbehave (QuickJS-ng's String(x))
 function decrement(digits) {
   let k = digits.length - 1;
   while (digits.charCodeAt(k) === 0x30) k -= 1;
@@ -822,11 +843,15 @@ function decrement(digits) {
 function isHalfway(x, m, exponent) {
   const [f, e] = doubleParts(x, doubleView()); // (rare: a possible tie)
   const scaled = f * powerOfTen(-exponent); // x * 10^-exponent = f * 2^e * 10^-exponent
+  // extparity-unreachable: the fallback for engines whose number conversions misbehave
+  // (QuickJS-ng's String(x)); V8 never takes it
   return e + 1 >= 0 ? scaled << BigInt(e + 1) === m : scaled === m << BigInt(-e - 1);
 }
 
 // The exact search behind shortestByRoundTrip, for an engine whose conversions misbehave:
 // [digits, n] as above, by BigInt arithmetic over x's rounding interval (exported for the tests).
+// extparity-unreachable: the fallback for engines whose number conversions misbehave (QuickJS-ng's
+// String(x)); V8 never takes it
 export function shortestDigits(x) {
   const [f, e] = doubleParts(x, doubleView());
   const asymmetric = e > -1074 && f === 1n << 52n; // the gap below a power of two is half
@@ -867,6 +892,8 @@ export function shortestDigits(x) {
 }
 
 // Sign of v / den - 10^n.
+// extparity-unreachable: the fallback for engines whose number conversions misbehave (QuickJS-ng's
+// String(x)); V8 never takes it
 function compareScaled(v, den, n) {
   const left = n >= 0 ? v : v * powerOfTen(-n);
   const right = n >= 0 ? den * powerOfTen(n) : den;

@@ -36,11 +36,12 @@ from pathlib import Path
 from typing import Any
 
 from ...project.environments import NORMAL
+from ...project.manifest import load_manifest
 from ..base import BLOCK_COVERAGE, Batch, EngineStartError, SessionBroken, WireCase, executable_version, wire_json
 from ..environment import clock_script, normal_chrome_user_agent, process_environment
 from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
                        realm_code)
-from ..content_page import content_script_url, read_manifest, serve_content_page
+from ..content_page import content_script_url, serve_content_page
 
 HOST_DOCUMENT = "manifest.json"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -556,7 +557,7 @@ def _extension_realm(context: dict, origin: str) -> bool:
 
 
 def _declares_worker(tree: Path) -> bool:
-    manifest = read_manifest(tree)
+    manifest, _ = load_manifest(tree.name, tree)
     if manifest is None:
         return True  # let the launch fail with Chromium's words
     background = manifest.get("background")

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from ...project.environments import NORMAL
+from ...project.manifest import load_manifest
 from ..base import Batch, EngineStartError, SessionBroken, WireCase, js_source, wire_json
 from ..environment import has_language, process_environment, realm_prelude
 from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expression, bounded, probe_config,
@@ -442,10 +443,9 @@ def pack_xpi(tree: Path, folder: Path, server: "ProbeServer", subjects: dict[str
     the add-on's id and where its background references them. ``prelude`` runs first in the
     sentinel, before the background's own scripts (a second environment's clock and
     ``navigator.webdriver``)."""
-    try:
-        manifest = json.loads((tree / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise EngineStartError(f"manifest.json: {exc}") from None
+    manifest, error = load_manifest(tree.name, tree)
+    if manifest is None:
+        raise EngineStartError(error)
     for name in ADDED:
         if (tree / name).exists():
             raise EngineStartError(f"the tree already has a file named {name}")

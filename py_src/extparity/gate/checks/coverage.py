@@ -2,20 +2,24 @@
 
 A differential gate only judges the behaviour some case reaches: a rule that fires on an input
 no case has passes every parity check. So each block that no case ran fails the gate, naming the
-module and the line, unless ``[tool.extparity.gate].unreachable`` lists its lines with a reason;
-a listed range that cases now run is stale and fails too, as stale deviations do. The reference's
-branch coverage must reach ``reference_branch_floor`` percent. Without coverage (no Chromium
-engine, or a merged result that carries none) the check fails: it cannot say the code ran.
+module and the line, unless a marker comment beside it exempts it with a reason
+(``// extparity-unreachable: REASON``, see ``coverage.markers``); a marker that no longer exempts
+an unrun block is stale and fails too, as stale deviations do, and so does one that marks nothing
+or gives no reason. The reference's branch coverage must reach ``reference_branch_floor``
+percent. Without coverage (no Chromium engine, or a merged result that carries none) the check
+fails: it cannot say the code ran.
 """
 
 from __future__ import annotations
 
-from ...project.config import Project, Unreachable
+from ...coverage.markers import FORM, Marker, read_markers
+from ...coverage.sources import Source, line_starts
+from ...project.config import Project
 from ...project.words import count
 from ..context import Gate
 from ..registry import ENGINES, Spec
 
-FIX = "add a case that reaches it, or list its lines under [tool.extparity.gate].unreachable with a reason"
+FIX = f"add a case that reaches it, or mark it unreachable beside the code with a reason ({FORM})"
 
 
 def judge(project: Project, document: dict | None, missing: str = "", cases: int | None = None,
@@ -33,32 +37,46 @@ def judge(project: Project, document: dict | None, missing: str = "", cases: int
     if cases is not None:
         problems += [f"{name}: its coverage saw {info['cases']} of {count(cases, 'case')} (a shard's coverage file "
                      f"missing?)" for name, info in engines.items() if info["status"] == "ok" and info["cases"] != cases]
-    for path, module in document.get("modules", {}).items():
+    modules = document.get("modules", {})
+    for path, module in modules.items():
         if hashes is not None and module["sha256"] not in hashes.get(path, set()):
             problems.append(f"{path}: its coverage is of other bytes ({module['sha256'][:12]}) than the engines ran")
     problems += list(document.get("problems", []))
-    listed = list(project.gate.unreachable)
-    used: set[Unreachable] = set()
-    modules = document.get("modules", {})
+    marked: dict[str, list[Marker]] = {}
+    for path, module in modules.items():
+        marked[path], malformed = read_markers(path, module["source"])
+        problems += malformed
+    used: set[Marker] = set()
+    exempted: dict[str, int] = {}  # module -> unrun ranges its markers exempt
     not_run = []
     for path, module in modules.items():
+        source = Source(path, module["source"], module["sha256"], line_starts(module["source"]), ())
         for block in module["uncovered"]:
             first, last = block["lines"]
-            # A listing is in use while any of its lines is unrun (a smaller corpus leaves a wider
-            # range unrun around it); it excuses only a range that lies wholly inside it.
-            used.update(u for u in listed if u.module == path and u.first <= last and first <= u.last)
-            excuse = next((u for u in listed if u.module == path and u.first <= first and last <= u.last), None)
-            if excuse is not None:
+            # A marker is in use while any of its lines is unrun (a smaller corpus leaves a wider
+            # range unrun around it); markers excuse a range only if their lines hold all its code.
+            over = [m for m in marked[path] if m.first <= last and first <= m.last]
+            used.update(over)
+            code_lines = {source.line_of(unit) for unit in range(block["start"], block["end"]) if source.code[unit]}
+            if all(any(m.first <= line <= m.last for m in over) for line in code_lines):
+                exempted[path] = exempted.get(path, 0) + 1
                 continue
             code = block["source"].strip().splitlines()[0].strip() if block["source"].strip() else ""
             where = f"{path}:{first}" + (f"-{last}" if last != first else "")
             not_run.append(f"{where}: no case runs this block ({code[:80]}); {FIX}")
-    for entry in listed:
-        if entry.module not in modules:
-            problems.append(f"unreachable {entry.module}:{entry.lines}: not a verified module "
-                            f"({', '.join(modules) or 'none'})")
-        elif entry not in used:
-            problems.append(f"unreachable {entry.module}:{entry.lines}: stale, cases run these lines now: remove it")
+    for path, found in marked.items():
+        for marker in found:
+            if marker in used:
+                continue
+            held = [row for row in modules[path]["block_list"]
+                    if marker.first <= row["lines"][1] and row["lines"][0] <= marker.last]
+            if not held:
+                problems.append(f"{marker.named()} marks nothing: no block lies in {marker.span} (code outside "
+                                f"every function runs at import and is not counted)")
+                continue
+            case = next((c for row in held for c in row["cases"]), None)
+            reached = f" (case {case} reaches them)" if case else ""
+            problems.append(f"{marker.named()} is stale: every block of {marker.span} ran{reached}: remove the marker")
     reference = document.get("reference")
     branch_floor = project.gate.reference_branch_floor
     ref_line = ""
@@ -83,15 +101,16 @@ def judge(project: Project, document: dict | None, missing: str = "", cases: int
     below = (f"; {count(len(not_run), 'range')} not run, allowed by block_coverage_floor {floor:g}%"
              if not_run and floor < 100 and block_rate >= floor else "")
     functions = sum(m["functions"] for m in modules.values())
-    by_module: dict[str, int] = {}
-    for u in listed:
-        if u in used:
-            by_module[u.module.rsplit("/", 1)[-1]] = by_module.get(u.module.rsplit("/", 1)[-1], 0) + 1
-    excused = (f"{count(sum(by_module.values()), 'range')} with a reason "
-               f"({', '.join(f'{name} {n}' for name, n in sorted(by_module.items()))})" if by_module else "none")
+    markers_used: dict[str, int] = {}
+    for marker in used:
+        name = marker.module.rsplit("/", 1)[-1]
+        markers_used[name] = markers_used.get(name, 0) + 1
+    exempt = (f"{count(sum(exempted.values()), 'unrun range')} exempted by {count(len(used), 'marker')} "
+              f"({', '.join(f'{name} {n}' for name, n in sorted(markers_used.items()))})" if used
+              else "no marker exempts an unrun range")
     line = (f"{count(len(modules), 'verified module')}: {run} of {blocks} blocks and "
             f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
-            f"{', '.join(engines)}; unreachable by config: {excused or 'none'}{below}{ref_line}")
+            f"{', '.join(engines)}; {exempt}{below}{ref_line}")
     return problems, line
 
 
@@ -116,7 +135,8 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
 
 
 CHECK = Spec("coverage",
-             "a block of the verified modules no case runs that `unreachable` does not list, a stale "
-             "listing, reference branches below `reference_branch_floor`",
-             "[tool.extparity.gate].unreachable, block_coverage_floor, reference_branch_floor, [tool.extparity.coverage]",
+             "a block of the verified modules no case runs that no `extparity-unreachable` marker beside "
+             "the code exempts, a stale or empty marker, reference branches below `reference_branch_floor`",
+             "`// extparity-unreachable:` markers in the verified modules, [tool.extparity.gate].block_coverage_floor, "
+             "reference_branch_floor, [tool.extparity.coverage]",
              verdict, needs=(ENGINES,), prepare=prepare)
