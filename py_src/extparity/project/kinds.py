@@ -18,6 +18,10 @@ for ``RUNS = "worker"``: see ``engines.worker.Host``), ``EXTENSION`` (the browse
 extension it loads, or None), ``NEEDS_TREE`` (default True) and ``OPTIONS``. A worker imports
 the host by that name, so its module must be importable there too: installed, or on PYTHONPATH
 (the worker inherits the harness's environment, not its ``sys.path``).
+
+The options a built-in kind takes, with their types and meaning, are stated once, in the config's
+schema (config.schema.json, one definition per kind); a kind of one's own states them in
+``OPTIONS`` (option -> accepted type(s)), checked here since the schema cannot know the class.
 """
 
 from __future__ import annotations
@@ -26,13 +30,11 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from . import schema
 from .errors import ConfigError
 
 IN_PROCESS, IN_WORKER, IN_BROWSER = "process", "worker", "browser"
 RUNS_WHERE = (IN_PROCESS, IN_WORKER, IN_BROWSER)
-NUMBER = (int, float)
-_BROWSER = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": NUMBER, "via": str, "sender": str}
-CHOICES = {"via": ("module", "message"), "sender": ("page", "content")}  # options whose value is one of a few words
 _KINDS_PACKAGE = "extparity.engines.kinds"
 
 
@@ -42,7 +44,7 @@ class Kind:
     engine: str  # "package.module:Class" of its Engine
     runs: str  # one of RUNS_WHERE
     needs_tree: bool
-    options: dict[str, Any]  # option -> accepted type(s)
+    options: dict[str, Any]  # option -> accepted type(s); a built-in kind's names only (None): the schema types them
     host: str | None = None  # "package.module:Class" the worker process loads, for kinds that run in one
     extension: str | None = None  # the browser ("chromium", "firefox") whose extension it loads
     install_hint: str = ""  # what to install when the kind's binding is missing
@@ -53,24 +55,21 @@ class Kind:
         return self.extension is not None
 
 
-def _builtin(module: str, engine: str, runs: str, options: dict, *, host: str | None = None,
+def _builtin(module: str, engine: str, runs: str, *, host: str | None = None,
              extension: str | None = None, needs_tree: bool = True, install_hint: str = "") -> Kind:
     target = f"{_KINDS_PACKAGE}.{module}"
-    return Kind(module, f"{target}:{engine}", runs, needs_tree, options,
+    return Kind(module, f"{target}:{engine}", runs, needs_tree, dict.fromkeys(schema.kind_options(module)),
                 f"{target}:{host}" if host else None, extension, install_hint)
 
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    _builtin("python", "PythonEngine", IN_WORKER, {"path": (str, list), "functions": dict, "python": str},
-             host="PythonHost", needs_tree=False),
-    _builtin("quickjs", "QuickJSEngine", IN_WORKER, {"memory_limit": int, "stack_size": int, "chunk_size": int},
-             host="QuickJSHost", install_hint="pip install quickjs-ng"),
-    _builtin("v8", "V8Engine", IN_WORKER, {"memory_limit": int, "chunk_size": int},
-             host="V8Host", install_hint="pip install 'extparity[engines]' (mini-racer)"),
-    _builtin("spidermonkey", "SpiderMonkeyEngine", IN_WORKER, {"chunk_size": int},
+    _builtin("python", "PythonEngine", IN_WORKER, host="PythonHost", needs_tree=False),
+    _builtin("quickjs", "QuickJSEngine", IN_WORKER, host="QuickJSHost", install_hint="pip install quickjs-ng"),
+    _builtin("v8", "V8Engine", IN_WORKER, host="V8Host", install_hint="pip install 'extparity[engines]' (mini-racer)"),
+    _builtin("spidermonkey", "SpiderMonkeyEngine", IN_WORKER,
              host="SpiderMonkeyHost", install_hint="pip install 'extparity[engines]' (pythonmonkey)"),
-    _builtin("chromium", "ChromiumEngine", IN_BROWSER, {**_BROWSER, "endpoint": str}, extension="chromium"),
-    _builtin("firefox", "FirefoxEngine", IN_BROWSER, {**_BROWSER, "prefs": dict}, extension="firefox"),
+    _builtin("chromium", "ChromiumEngine", IN_BROWSER, extension="chromium"),
+    _builtin("firefox", "FirefoxEngine", IN_BROWSER, extension="firefox"),
 )}
 
 
@@ -134,13 +133,11 @@ def records_page_scripts(kind: str) -> bool:
 
 
 def check_spec(spec: EngineSpec, trees: Any) -> None:
-    """An engine spec the harness can build: a known kind, a tree where the kind needs one (and
-    none where it does not), and only options the kind takes, of their types. Each problem is a
-    ConfigError naming the engine and key."""
+    """What the schema cannot check of an engine spec: its tree is a configured one, and a kind of
+    one's own imports, has a tree where it needs one (and none where it does not) and takes only
+    the options its class declares, of their types. Each problem is a ConfigError naming the
+    engine and key."""
     where = f"[tool.extparity.engines.{spec.name}]"
-    if spec.kind not in KINDS and ":" not in spec.kind:
-        raise ConfigError(f"{where}.kind: unknown kind {spec.kind!r} (known: {', '.join(KINDS)}, "
-                          f"or 'package.module:Class')")
     try:
         kind = kind_of(spec.kind)
     except (ImportError, AttributeError) as exc:
@@ -152,18 +149,16 @@ def check_spec(spec: EngineSpec, trees: Any) -> None:
             raise ConfigError(f"{where}.tree: no tree named {spec.tree!r} in [tool.extparity.trees]")
     elif spec.tree is not None:
         raise ConfigError(f"{where}.tree: a {spec.kind} engine does not load a tree")
+    if spec.kind in KINDS:
+        return
     for key, value in spec.options.items():
         if key not in kind.options:
             raise ConfigError(f"{where}: unknown option {key!r} for kind {spec.kind} "
                               f"(it takes {', '.join(sorted(kind.options)) or 'no options'})")
         types = kind.options[key] if isinstance(kind.options[key], tuple) else (kind.options[key],)
         if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
-            raise ConfigError(f"{where}.{key}: expected {' or '.join(t.__name__ for t in types)}, "
-                              f"got {type(value).__name__}")
-        if key in CHOICES and value not in CHOICES[key]:
-            raise ConfigError(f"{where}.{key}: expected one of {', '.join(map(repr, CHOICES[key]))}, got {value!r}")
-    if spec.sender == "content" and spec.via != "message":
-        raise ConfigError(f'{where}.sender: "content" sends runtime messages, so it needs via = "message"')
+            raise ConfigError(f"{where}.{key}: expected {' or '.join(map(schema.python_type, types))}, "
+                              f"got {schema.shown(value)}")
 
 
 def engine_class(kind: str) -> type:
