@@ -1,11 +1,13 @@
 """`[tool.extparity]` against its JSON Schema: every shipped config loads, a typo or a wrong
 type anywhere is one line naming the key (exit 2), the first problem in the file is the one
-named, and the schema agrees with the code's defaults and names.
+named, the schema agrees with the code's defaults and names, and docs/configuration.md is the
+page the schema writes.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib.util
 import io
 import subprocess
 import sys
@@ -40,6 +42,13 @@ def config_error(path: Path) -> tuple[int, str]:
     with redirect_stdout(io.StringIO()), redirect_stderr(err):
         code = cli.main(["--config", str(path), "corpus", "lint"])
     return code, err.getvalue()
+
+
+def make_docs_module():
+    spec = importlib.util.spec_from_file_location("make_configuration", ROOT / "docs" / "make_configuration.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():
@@ -203,3 +212,18 @@ def test_the_schema_states_the_defaults_and_names_the_code_uses():
     assert tuple(argument["not"]["enum"]) == CASE_KEYS
     kind = schema.schema()["$defs"]["kind"]["anyOf"][0]["enum"]
     assert kind == list(KINDS) == list(schema.schema()["$defs"]["kinds"])
+
+
+def test_the_configuration_page_is_the_one_the_schema_writes():
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert page == make_docs_module().render(), "docs/configuration.md is stale: run python docs/make_configuration.py"
+
+
+def test_a_schema_edit_without_a_new_page_fails_the_page_test(monkeypatch):
+    edited = copy.deepcopy(schema.schema())
+    edited["$defs"]["gate"]["properties"]["dist"]["description"] += " Edited."
+    monkeypatch.setattr(schema, "schema", lambda: edited)
+    docs = make_docs_module()
+    monkeypatch.setattr(docs, "schema", lambda: edited)
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert docs.render() != page and "nothing else. Edited." in docs.render()
