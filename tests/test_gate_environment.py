@@ -160,7 +160,8 @@ def test_a_shipped_locale_firefox_has_no_language_pack_for_fails_instead_of_pass
     ({"name": "x", "date": "next year"}, "[tool.extparity.gate].environments[0].date: 'next year' is not an ISO 8601 date"),
     ({"name": "x", "webdriver": "no"}, "[tool.extparity.gate].environments[0].webdriver: expected true or false"),
     ({"name": "x", "tz": "UTC"}, "[tool.extparity.gate].environments[0]: unknown key 'tz'"),
-    ({"name": "x"}, "[tool.extparity.gate].environments[0]: changes nothing"),
+    ({"name": "x"}, "[tool.extparity.gate].environments[0]: expected an environment that changes something: "
+                    "a name and at least one of locale, timezone, date, user_agent, webdriver, got a table of 1 key"),
 ])
 def test_a_malformed_environment_exits_2_naming_the_key(tmp_path, environment, words):
     copy = Copy(tmp_path, environments=[environment])

@@ -252,8 +252,8 @@ def test_an_entry_argument_named_like_a_corpus_field_exits_2_naming_the_entry(tm
     config = write_config(tmp_path / "pyproject.toml", corpus=[str(root)], known_deviations=None,
                           **{"entries.repair": {**repair, "args": ["input", "why"]}})
     assert cli.main(["--config", str(config), "corpus", "lint"]) == 2
-    assert capsys.readouterr().err == ("extparity: [tool.extparity.entries.repair].args: 'why' is a corpus field of "
-                                       "its own, not an argument\n")
+    assert capsys.readouterr().err == (f"extparity: {config}: [tool.extparity.entries.repair].args: 'why' is a corpus "
+                                       f"field of its own, not an argument\n")
 
 
 def test_lint_exits_1_and_lists_every_problem(tmp_path, config_for, capsys):

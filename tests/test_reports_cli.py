@@ -251,5 +251,5 @@ def test_an_entry_s_executes_key_must_be_one_of_its_expect_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"\[tool.extparity.entries.parse\].executes: 'call' is not one of expect.keys \(calls\)"):
         write_project(tmp_path, trees, {"q": {"kind": "quickjs", "tree": "chrome"}}, entries=entries)
     entries["parse"]["executes"] = ["calls"]
-    with pytest.raises(ConfigError, match=r"executes: expected str, got list"):
+    with pytest.raises(ConfigError, match=r"\[tool.extparity.entries.parse\].executes: expected a non-empty string, got a list of 1 item"):
         write_project(tmp_path, trees, {"q": {"kind": "quickjs", "tree": "chrome"}}, entries=entries)

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..engines.base import WireCase
-from ..project.config import Entry
+from ..project.config import CASE_KEYS, Entry
 from ..project.errors import ConfigError
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
-CASE_KEYS = ("id", "fn", "expect", "tags", "why")  # the contract's own fields; every other field is an argument
 PARITY_ONLY = "reference"  # `"expect": "reference"`: the case asserts agreement, not a value
 TAGS_FILE = "tags.json"
 REGISTRY_FORMAT = ', a JSON object {"tag": "description", ...}'
@@ -100,7 +99,6 @@ def corpus_files(root: Path) -> list[Path]:
 
 def load_corpus(paths, entries: Mapping[str, Entry], base: Path | None = None) -> Corpus:
     """Load every case from `paths` (directories or .jsonl files), collecting problems."""
-    check_arguments(entries)
     base = (base or Path.cwd()).resolve()
     corpus = Corpus()
     owners: dict[str, str] = {}
@@ -128,17 +126,6 @@ def load_corpus(paths, entries: Mapping[str, Entry], base: Path | None = None) -
             if tag not in corpus.tags and case.id not in unregistered:
                 corpus.problems.append(Problem(case.file, case.line, "tags", f"unknown tag {tag!r} (declare it in {TAGS_FILE})"))
     return corpus
-
-
-def check_arguments(entries: Mapping[str, Entry]) -> None:
-    """An entry's argument named like a field of the contract would be read as that field: a
-    ``ConfigError`` naming the entry's key. Checked here, where the contract is, and not where
-    the config is read: the config (``project/``) is below the corpus and cannot import it."""
-    for name, entry in entries.items():
-        for arg in entry.args:
-            if arg in CASE_KEYS:
-                raise ConfigError(f"[tool.extparity.entries.{name}].args: {arg!r} is a corpus field of its own, "
-                                  f"not an argument")
 
 
 def _load_tags(path: Path, corpus: Corpus) -> str | None:

@@ -3,17 +3,23 @@
 Trees, entries (the functions cases call, with their arguments and optional adapters), engines
 (kinds bound to trees and options), the corpus, the known deviations and the release gate's
 settings all come from here, so another extension team points the harness at their own trees
-by writing one table. Paths are relative to the file that holds the table. Unknown keys are
-errors: a typo must not turn into a default.
+by writing one table. Paths are relative to the file that holds the table.
+
+The table's shape (every key, its type, bounds and meaning) is config.schema.json's, checked
+first (schema.py): unknown keys are errors there, so a typo cannot turn into a default. What is
+left here is what a schema cannot state: names that must match another part of the table (an
+engine's tree, the reference, the entries that minimum_cases, messages and generators name,
+executes among expect.keys), folders that must exist, a kind of one's own that must import, and
+the engines' message and content-script twins.
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import schema
 from .errors import ConfigError
 from .environments import DEFAULT as DEFAULT_ENVIRONMENTS
 from .environments import Environment
@@ -21,30 +27,21 @@ from .environments import parse as parse_environments
 from .kinds import EngineSpec, check_spec, engine_class
 from .manifest import load_manifest
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-TOP_KEYS = {"corpus", "known_deviations", "trees", "entries", "engines", "reference", "gate", "fuzz", "coverage"}
-COVERAGE_KEYS = {"reference"}
-FUZZ_KEYS = {"plugins", "generators", "weights"}
-ENTRY_KEYS = {"module", "export", "args", "adapter", "expect", "executes"}
-EXPECT_KEYS = {"keys", "items"}
-GATE_KEYS = {"glue", "manifest_keys", "release", "minimum_cases", "dist", "messages", "web_ext", "purity",
-             "glue_scripts", "imports", "surfaces", "environments", "reference_branch_floor",
-             "block_coverage_floor", "fuzz"}
-FUZZ_BUDGET_KEYS = {"seed", "cases", "seconds"}
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
 DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
             "surfaces": ("surface", "script")}
-OPTIONAL_PLACE = {"surfaces"}  # a surface of the manifest has no script
-RELEASE_KEYS = {"package_json", "changelog"}
-WEB_EXT_KEYS = {"command", "allow"}
 MESSAGE_SUFFIX = "-background"
 CONTENT_SUFFIX = "-content"
+# Keys that were once known: an old config that uses one learns where it went.
+# A corpus line's own fields (corpus/cases.py reads them); every other field is an entry's argument,
+# so no entry may name an argument after one of these.
+CASE_KEYS = ("id", "fn", "expect", "tags", "why")
 RENAMED = {
     "modules": "modules are now found from the entries' imports; list extra files under [tool.extparity.gate]",
     "browsers": "browser executables are engine options: [tool.extparity.engines.NAME] executable = ...",
     "extension_root": "release metadata lives under [tool.extparity.gate]",
     "unreachable": "coverage exemptions are marker comments beside the code now: "
-                   "`// extparity-unreachable: REASON` in the verified module (README \"Coverage\")",
+                   "`// extparity-unreachable: REASON` in the verified module (docs/gate.md, \"coverage\")",
 }
 
 
@@ -168,32 +165,6 @@ def _read_toml(path: Path) -> dict:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
 
 
-def _require(table: dict, key: str, kind: type | tuple[type, ...], where: str):
-    if key not in table:
-        raise ConfigError(f"{where}: missing key {key!r}")
-    return _typed(table[key], kind, f"{where}.{key}")
-
-
-def _typed(value, kind: type | tuple[type, ...], where: str):
-    if not isinstance(value, kind):
-        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise ConfigError(f"{where}: expected {names}, got {type(value).__name__}")
-    return value
-
-
-def _strings(value, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-        raise ConfigError(f"{where}: expected a list of non-empty strings")
-    return tuple(value)
-
-
-def _unknown(table: dict, allowed: set[str], where: str) -> None:
-    for key in table:
-        if key not in allowed:
-            hint = f" ({RENAMED[key]})" if key in RENAMED else ""
-            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
-
-
 def load_project(pyproject: Path | str | None = None) -> Project:
     path = Path(pyproject) if pyproject else find_pyproject()
     document = _read_toml(path)
@@ -201,21 +172,22 @@ def load_project(pyproject: Path | str | None = None) -> Project:
         table = document["tool"]["extparity"]
     except (KeyError, TypeError):
         raise ConfigError(f"{path}: no [tool.extparity] table") from None
-    where = "[tool.extparity]"
-    _unknown(table, TOP_KEYS, f"{path}: {where}")
+    try:
+        return _project(path, table)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def _project(path: Path, table: dict) -> Project:
+    schema.check(table, RENAMED)
     root = path.parent.resolve()
-    trees = {name: root / _typed(rel, str, f"{where}.trees.{name}")
-             for name, rel in _require(table, "trees", dict, where).items()}
+    trees = {name: root / rel for name, rel in table["trees"].items()}
     for name, folder in trees.items():
-        if not NAME.match(name):
-            raise ConfigError(f"{where}.trees: {name!r} is not a usable name (letters, digits, '.', '_', '-')")
         if not folder.is_dir():
             raise ConfigError(f"[tool.extparity.trees].{name}: {folder} is not a folder")
-    entries = {name: _entry(name, spec, root) for name, spec in _require(table, "entries", dict, where).items()}
-    if not entries:
-        raise ConfigError(f"{where}.entries: declare at least one entry")
+    entries = {name: _entry(name, spec, root) for name, spec in table["entries"].items()}
     gate = _gate(table.get("gate", {}), root, entries)
-    engines = _with_content_twins(_with_message_twins(_engines(table.get("engines"), trees, entries), gate), trees)
+    engines = _with_content_twins(_with_message_twins(_engines(table.get("engines"), trees), gate), trees)
     if any(spec.via == "message" for spec in engines.values()):
         missing = [name for name in entries if name not in gate.messages]
         if missing:
@@ -223,7 +195,7 @@ def load_project(pyproject: Path | str | None = None) -> Project:
                               f"adapter for every entry; none for {', '.join(missing)}")
     reference = table.get("reference")
     if reference is not None and reference not in engines:
-        raise ConfigError(f"{where}.reference: {reference!r} is not a configured engine "
+        raise ConfigError(f"[tool.extparity].reference: {reference!r} is not a configured engine "
                           f"({', '.join(engines)})")
     deviations = table.get("known_deviations")
     return Project(
@@ -233,125 +205,62 @@ def load_project(pyproject: Path | str | None = None) -> Project:
         entries=entries,
         engines=engines,
         reference=reference,
-        corpus=tuple(root / rel for rel in _strings(_require(table, "corpus", list, where), f"{where}.corpus")),
-        known_deviations=root / _typed(deviations, str, f"{where}.known_deviations") if deviations else None,
+        corpus=tuple(root / rel for rel in table["corpus"]),
+        known_deviations=root / deviations if deviations else None,
         gate=gate,
         fuzz=_fuzz(table.get("fuzz", {}), entries),
-        coverage=_coverage(table.get("coverage", {})),
+        coverage=CoverageConfig(tuple(table.get("coverage", {}).get("reference", ()))),
     )
 
 
-def _coverage(table) -> CoverageConfig:
-    where = "[tool.extparity.coverage]"
-    _typed(table, dict, where)
-    _unknown(table, COVERAGE_KEYS, where)
-    names = _strings(table.get("reference", []), f"{where}.reference")
-    for name in names:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
-            raise ConfigError(f"{where}.reference: {name!r} is not a package or module name (as the reference imports it)")
-    return CoverageConfig(names)
+def _named_entries(table: dict, entries: dict[str, Entry], where: str) -> None:
+    """Keys of ``table`` that must each name an entry."""
+    for name in table:
+        if name not in entries:
+            raise ConfigError(f"{where}: no entry named {name!r} (entries: {', '.join(entries)})")
 
 
-def _fuzz(table, entries: dict[str, Entry]) -> FuzzConfig:
-    where = "[tool.extparity.fuzz]"
-    _typed(table, dict, where)
-    _unknown(table, FUZZ_KEYS, where)
-    generators = _typed(table.get("generators", {}), dict, f"{where}.generators")
-    for entry, names in generators.items():
-        if entry not in entries:
-            raise ConfigError(f"{where}.generators: no entry named {entry!r} (entries: {', '.join(entries)})")
-        if not _strings(names, f"{where}.generators.{entry}"):
-            raise ConfigError(f"{where}.generators.{entry}: name at least one generator")
-    weights = _typed(table.get("weights", {}), dict, f"{where}.weights")
-    for name, weight in weights.items():
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
-            raise ConfigError(f"{where}.weights.{name}: expected a positive number")
-    return FuzzConfig(plugins=_strings(table.get("plugins", []), f"{where}.plugins"),
+def _fuzz(table: dict, entries: dict[str, Entry]) -> FuzzConfig:
+    generators = table.get("generators", {})
+    _named_entries(generators, entries, "[tool.extparity.fuzz].generators")
+    return FuzzConfig(plugins=tuple(table.get("plugins", ())),
                       generators={entry: tuple(names) for entry, names in generators.items()},
-                      weights={name: float(weight) for name, weight in weights.items()})
+                      weights={name: float(weight) for name, weight in table.get("weights", {}).items()})
 
 
-def _gate(table, root: Path, entries: dict[str, Entry]) -> GateConfig:
+def _gate(table: dict, root: Path, entries: dict[str, Entry]) -> GateConfig:
     where = "[tool.extparity.gate]"
-    _typed(table, dict, where)
-    _unknown(table, GATE_KEYS, where)
-    release = _typed(table.get("release", {}), dict, f"{where}.release")
-    _unknown(release, RELEASE_KEYS, f"{where}.release")
-    paths = {key: root / _typed(release[key], str, f"{where}.release.{key}") for key in RELEASE_KEYS if key in release}
-    minimum = _typed(table.get("minimum_cases", {}), dict, f"{where}.minimum_cases")
-    for entry, count in minimum.items():
-        if entry not in entries:
-            raise ConfigError(f"{where}.minimum_cases: no entry named {entry!r} (entries: {', '.join(entries)})")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise ConfigError(f"{where}.minimum_cases.{entry}: expected a whole number of at least 1")
-    messages = _typed(table.get("messages", {}), dict, f"{where}.messages")
-    for entry, adapter in messages.items():
-        if entry not in entries:
-            raise ConfigError(f"{where}.messages: no entry named {entry!r} (entries: {', '.join(entries)})")
-        _typed(adapter, str, f"{where}.messages.{entry}")
-    web_ext = _typed(table.get("web_ext", {}), dict, f"{where}.web_ext")
-    _unknown(web_ext, WEB_EXT_KEYS, f"{where}.web_ext")
-    if web_ext and "command" not in web_ext:
-        raise ConfigError(f"{where}.web_ext: missing key 'command'")
-    command = _typed(web_ext["command"], str, f"{where}.web_ext.command") if web_ext else None
+    minimum, messages = table.get("minimum_cases", {}), table.get("messages", {})
+    _named_entries(minimum, entries, f"{where}.minimum_cases")
+    _named_entries(messages, entries, f"{where}.messages")
+    release, web_ext, fuzz = table.get("release", {}), table.get("web_ext", {}), table.get("fuzz", {})
+    command = web_ext.get("command")
     return GateConfig(
-        glue=_strings(table.get("glue", []), f"{where}.glue"),
-        manifest_keys=_strings(table.get("manifest_keys", []), f"{where}.manifest_keys"),
-        package_json=paths.get("package_json"),
-        changelog=paths.get("changelog"),
+        glue=tuple(table.get("glue", ())),
+        manifest_keys=tuple(table.get("manifest_keys", ())),
+        package_json=root / release["package_json"] if "package_json" in release else None,
+        changelog=root / release["changelog"] if "changelog" in release else None,
         minimum_cases=dict(minimum),
-        dist=root / _typed(table.get("dist", "dist"), str, f"{where}.dist"),
+        dist=root / table.get("dist", GateConfig.dist),
         messages={entry: root / adapter for entry, adapter in messages.items()},
         # a command with a slash is a path relative to the project; a bare name is looked up on PATH
         web_ext=str(root / command) if command and "/" in command else command,
-        web_ext_allow=_strings(web_ext.get("allow", []), f"{where}.web_ext.allow"),
+        web_ext_allow=tuple(web_ext.get("allow", ())),
         environments=(parse_environments(table["environments"], f"{where}.environments") if "environments" in table
                       else DEFAULT_ENVIRONMENTS),
-        fuzz=_fuzz_budget(table.get("fuzz", {}), f"{where}.fuzz"),
-        **{key: _declared(table.get(key, []), key, f"{where}.{key}") for key in DECLARED},
-        reference_branch_floor=_floor(table.get("reference_branch_floor", 0), f"{where}.reference_branch_floor"),
-        block_coverage_floor=_floor(table.get("block_coverage_floor", 100), f"{where}.block_coverage_floor"),
+        fuzz=FuzzBudget(seed=fuzz.get("seed", FuzzBudget.seed), cases=fuzz.get("cases", FuzzBudget.cases),
+                        seconds=float(fuzz.get("seconds", FuzzBudget.seconds))),
+        **{key: _declared(table.get(key, ()), key) for key in DECLARED},
+        reference_branch_floor=float(table.get("reference_branch_floor", GateConfig.reference_branch_floor)),
+        block_coverage_floor=float(table.get("block_coverage_floor", GateConfig.block_coverage_floor)),
     )
 
 
-def _floor(value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
-        raise ConfigError(f"{where}: expected a percentage from 0 to 100")
-    return float(value)
-
-
-def _fuzz_budget(table, where: str) -> FuzzBudget:
-    _typed(table, dict, where)
-    _unknown(table, FUZZ_BUDGET_KEYS, where)
-    default = FuzzBudget()
-    seed, cases = table.get("seed", default.seed), table.get("cases", default.cases)
-    seconds = table.get("seconds", default.seconds)
-    for key, value in (("seed", seed), ("cases", cases)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ConfigError(f"{where}.{key}: expected a whole number of at least 0")
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
-        raise ConfigError(f"{where}.seconds: expected a positive number")
-    return FuzzBudget(seed=seed, cases=cases, seconds=float(seconds))
-
-
-def _declared(value, key: str, where: str) -> tuple[Declared, ...]:
-    """A list of policy exceptions, each naming what it covers and why (a reason is required)."""
+def _declared(items, key: str) -> tuple[Declared, ...]:
+    """A list of policy exceptions, each naming what it covers and why (the schema holds them
+    to their fields, a reason and no repeats)."""
     what, place = DECLARED[key]
-    fields = {what, "reason"} | ({place} if place else set())
-    out = []
-    for i, item in enumerate(_typed(value, list, where)):
-        _typed(item, dict, f"{where}[{i}]")
-        _unknown(item, fields, f"{where}[{i}]")
-        for name in (what, "reason") + ((place,) if place and key not in OPTIONAL_PLACE else ()):
-            if not isinstance(item.get(name), str) or not item[name].strip():
-                raise ConfigError(f"{where}[{i}]: missing key {name!r} (a non-empty string)")
-        if place and place in item:
-            _typed(item[place], str, f"{where}[{i}].{place}")
-        declared = Declared(item[what], item.get(place, "") if place else "", item["reason"])
-        if declared in out:
-            raise ConfigError(f"{where}[{i}]: declared twice")
-        out.append(declared)
-    return tuple(out)
+    return tuple(Declared(item[what], item.get(place, "") if place else "", item["reason"]) for item in items)
 
 
 def _with_message_twins(engines: dict[str, EngineSpec], gate: GateConfig) -> dict[str, EngineSpec]:
@@ -400,38 +309,30 @@ def _with_content_twins(engines: dict[str, EngineSpec], trees: dict[str, Path]) 
     return {**engines, **twins}
 
 
-def _entry(name: str, spec, root: Path) -> Entry:
-    where = f"[tool.extparity.entries.{name}]"
-    if not NAME.match(name):
-        raise ConfigError(f"{where}: {name!r} is not a usable entry name")
-    _typed(spec, dict, where)
-    _unknown(spec, ENTRY_KEYS, where)
-    expect = _typed(spec.get("expect", {}), dict, f"{where}.expect")
-    _unknown(expect, EXPECT_KEYS, f"{where}.expect")
-    items = _typed(expect.get("items", {}), dict, f"{where}.expect.items")
-    for key, field_name in items.items():
-        _typed(field_name, str, f"{where}.expect.items.{key}")
-    keys = _strings(expect["keys"], f"{where}.expect.keys") if "keys" in expect else None
-    args = _strings(_require(spec, "args", list, where), f"{where}.args")
-    adapter = spec.get("adapter")
+def _entry(name: str, spec: dict, root: Path) -> Entry:
+    for arg in spec["args"]:
+        if arg in CASE_KEYS:
+            raise ConfigError(f"[tool.extparity.entries.{name}].args: {arg!r} is a corpus field of its own, "
+                              f"not an argument")
+    expect = spec.get("expect", {})
+    keys = tuple(expect["keys"]) if "keys" in expect else None
     executes = spec.get("executes")
-    if executes is not None:
-        _typed(executes, str, f"{where}.executes")
-        if keys is not None and executes not in keys:
-            raise ConfigError(f"{where}.executes: {executes!r} is not one of expect.keys ({', '.join(keys)})")
+    if executes is not None and keys is not None and executes not in keys:
+        raise ConfigError(f"[tool.extparity.entries.{name}].executes: {executes!r} is not one of expect.keys "
+                          f"({', '.join(keys)})")
     return Entry(
         name=name,
-        module=_require(spec, "module", str, where),
-        export=_require(spec, "export", str, where),
-        args=args,
-        adapter=root / _typed(adapter, str, f"{where}.adapter") if adapter else None,
+        module=spec["module"],
+        export=spec["export"],
+        args=tuple(spec["args"]),
+        adapter=root / spec["adapter"] if "adapter" in spec else None,
         expect_keys=keys,
-        list_items=dict(items),
+        list_items=dict(expect.get("items", {})),
         executes=executes,
     )
 
 
-def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[str, EngineSpec]:
+def _engines(table: dict | None, trees: dict[str, Path]) -> dict[str, EngineSpec]:
     """Declared engines, or the defaults: QuickJS per tree, Chromium on a tree named "chrome",
     Firefox on a tree named "firefox"."""
     if table is None:
@@ -440,17 +341,9 @@ def _engines(table, trees: dict[str, Path], entries: dict[str, Entry]) -> dict[s
             if tree in trees:
                 specs[kind] = EngineSpec(kind, kind, tree, {})
         return specs
-    _typed(table, dict, "[tool.extparity.engines]")
     specs = {}
     for name, spec in table.items():
-        where = f"[tool.extparity.engines.{name}]"
-        if not NAME.match(name):
-            raise ConfigError(f"{where}: {name!r} is not a usable engine name")
-        options = dict(_typed(spec, dict, where))
-        kind = _require(options, "kind", str, where)
-        del options["kind"]
-        specs[name] = EngineSpec(name, kind, options.pop("tree", None), options)
+        options = {key: value for key, value in spec.items() if key not in ("kind", "tree")}
+        specs[name] = EngineSpec(name, spec["kind"], spec.get("tree"), options)
         check_spec(specs[name], trees)
-    if not specs:
-        raise ConfigError("[tool.extparity.engines]: declare at least one engine, or remove the table")
     return specs

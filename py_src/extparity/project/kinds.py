@@ -19,6 +19,10 @@ function, or in the worker's host), so the Python-only path needs neither, and a
 binding is one engine's start-up failure with the kind's install hint, not a config error.
 ``tests/test_layout.py`` holds every kind to that. This module imports nothing of the engines
 for the same reason: kinds are named by import path, and imported when a config names them.
+
+The options a built-in kind takes, with their types and meaning, are stated for users in the
+config's schema (config.schema.json, one definition per kind), which validates them; a test holds
+each class's ``OPTIONS`` to it. A kind of one's own is checked here against its ``OPTIONS``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from . import schema
 from .errors import ConfigError
 
 IN_PROCESS, IN_WORKER, IN_BROWSER = "process", "worker", "browser"
@@ -87,13 +92,11 @@ def engine_class(kind: str) -> Any:
 
 
 def check_spec(spec: EngineSpec, trees: Any) -> None:
-    """An engine spec the harness can build: a known kind, a tree where the kind needs one (and
-    none where it does not), and only options the kind takes, of their types. Each problem is a
-    ConfigError naming the engine and key."""
+    """What the schema cannot check of an engine spec: its tree is a configured one, and a kind of
+    one's own imports, has a tree where it needs one (and none where it does not) and takes only
+    the options its class declares, of their types. Each problem is a ConfigError naming the
+    engine and key."""
     where = f"[tool.extparity.engines.{spec.name}]"
-    if spec.kind not in KINDS and ":" not in spec.kind:
-        raise ConfigError(f"{where}.kind: unknown kind {spec.kind!r} (known: {', '.join(KINDS)}, "
-                          f"or 'package.module:Class')")
     try:
         kind = engine_class(spec.kind)
     except (ImportError, AttributeError) as exc:
@@ -105,14 +108,16 @@ def check_spec(spec: EngineSpec, trees: Any) -> None:
             raise ConfigError(f"{where}.tree: no tree named {spec.tree!r} in [tool.extparity.trees]")
     elif spec.tree is not None:
         raise ConfigError(f"{where}.tree: a {spec.kind} engine does not load a tree")
+    if spec.kind in KINDS:
+        return
     for key, value in spec.options.items():
         if key not in kind.OPTIONS:
             raise ConfigError(f"{where}: unknown option {key!r} for kind {spec.kind} "
                               f"(it takes {', '.join(sorted(kind.OPTIONS)) or 'no options'})")
         types = kind.OPTIONS[key] if isinstance(kind.OPTIONS[key], tuple) else (kind.OPTIONS[key],)
         if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
-            raise ConfigError(f"{where}.{key}: expected {' or '.join(t.__name__ for t in types)}, "
-                              f"got {type(value).__name__}")
+            raise ConfigError(f"{where}.{key}: expected {' or '.join(map(schema.python_type, types))}, "
+                              f"got {schema.shown(value)}")
         choices = kind.OPTION_CHOICES.get(key)
         if choices is not None and value not in choices:
             raise ConfigError(f"{where}.{key}: expected one of {', '.join(map(repr, choices))}, got {value!r}")

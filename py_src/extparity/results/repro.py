@@ -16,7 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..corpus.cases import CASE_KEYS, TAGS_FILE
+from ..corpus.cases import TAGS_FILE
+from ..project.config import CASE_KEYS
 from .read import failing_cells, verdicts
 
 MARKER = ".extparity-repro"
