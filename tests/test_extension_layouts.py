@@ -224,7 +224,7 @@ def test_the_gate_passes_a_per_browser_extension_with_the_config_suggest_wrote_a
     """Through the gate's message path too: Chromium's service worker and the Firefox background
     page in src/ each answer every case; the background's lazy import is not required at start-up."""
     copy = copy_subfolder(tmp_path)
-    code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate")
+    code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate", "--only", "trees,manifests,scripts")
     assert code == 1 and {n for n, mark in gate_verdicts(out).items() if mark == "FAIL"} == {"trees", "manifests", "scripts"}, out
     with_suggestion(copy)
     code, out, err = call_cli("--config", str(copy / "pyproject.toml"), "gate")
@@ -245,7 +245,7 @@ def test_the_gate_passes_a_per_browser_extension_with_the_config_suggest_wrote_a
     assert out.splitlines()[-1] == ("# NOT suggested: src/lib/parser.js: differs between chrome and firefox (first at "
                                     "byte 479), but the entries reach it (calls): the verified code must be one file in "
                                     "every tree; fix the drift")
-    code, out, _ = call_cli("--config", str(copy / "pyproject.toml"), "gate")
+    code, out, _ = call_cli("--config", str(copy / "pyproject.toml"), "gate", "--only", "trees")
     assert code == 1
     assert "FAIL trees: src/lib/parser.js: differs between chrome and firefox (first at byte 479)" in out
 
@@ -258,7 +258,7 @@ def test_the_manifests_check_never_says_a_browser_accepted_a_manifest_it_did_not
     config = copy / "pyproject.toml"
     config.write_text(config.read_text().replace('kind = "firefox"\ntree = "firefox"\n',
                                                  'kind = "firefox"\ntree = "firefox"\nexecutable = "/nonexistent/firefox"\n'))
-    code, out, _ = call_cli("--config", str(config), "gate")
+    code, out, _ = call_cli("--config", str(config), "gate", "--only", "manifests,entry points")
     assert code == 1
     assert ("PASS manifests: equal key by key but for background, browser_specific_settings, minimum_chrome_version; "
             "loaded chrome/manifest.json by chromium, chromium-background; firefox/manifest.json by no firefox engine "
@@ -274,7 +274,7 @@ def test_without_message_adapters_the_entry_points_check_says_how_to_add_one(tmp
     with_suggestion(copy)
     config = copy / "pyproject.toml"
     config.write_text(config.read_text().replace('messages = { calls = "messages/calls.js" }\n', ""))
-    code, out, _ = call_cli("--config", str(config), "gate", "--jobs", "1")
+    code, out, _ = call_cli("--config", str(config), "gate", "--jobs", "1", "--only", "entry points")
     assert code == 1
     assert ("FAIL entry points: no engine goes through the extension's background: give each entry a message adapter "
             "in [tool.extparity.gate].messages, a module next to the config, `export default async (send, modules, "
@@ -290,7 +290,7 @@ def test_a_message_no_listener_answers_is_named_with_how_to_add_one(tmp_path):
     with_suggestion(copy)
     adapter = copy / "messages/calls.js"
     adapter.write_text(adapter.read_text().replace('type: "parse-calls"', 'type: "run-parser"'))
-    code, out, _ = call_cli("--config", str(copy / "pyproject.toml"), "gate")
+    code, out, _ = call_cli("--config", str(copy / "pyproject.toml"), "gate", "--only", "entry points")
     assert code == 1
     (line,) = [line for line in out.splitlines() if line.startswith("FAIL entry points: ")]
     assert line.startswith("FAIL entry points: chromium-background: 4 cases got no answer through the message path "

@@ -157,20 +157,20 @@ def test_a_firefox_background_pointed_at_a_laxer_parser_copy_fails(tmp_path):
     background = (copy.tree("chrome") / "background.js").read_text()
     copy.write("background-lax.js", background.replace("./src/agent/tool-call-parser.js", "./src/agent/lax/tool-call-parser.js"))
     copy.edit_json(copy.tree("firefox") / "manifest.json", lambda m: m["background"].update(scripts=["background-lax.js"]))
-    outcome = copy.gate()
+    outcome = copy.gate(only="scripts,background,parity")
     assert outcome.code == 1
     assert outcome.failing() == {"scripts", "background", "parity"}
     assert outcome.reason("scripts").startswith(
         "background-lax.js (manifest.json background.scripts) is neither a verified module nor declared glue: "
         "declare it in [tool.extparity.gate].glue_scripts with a reason (and ")
-    problems = outcome.json["gate"]["checks"][CHECKS.index("scripts")]["problems"]
+    problems = outcome.problems("scripts")
     assert f"src/agent/lax/tool-call-parser.js (imported from background-lax.js) {NOT_ACCOUNTED}" in problems
     assert "src/agent/lax/tool-call-parser.js:11 imports COMMA from the verified module src/agent/json-core.js, " \
            "which is not an entry's export: only entries are verified" in problems
     assert outcome.reason("background") == (
         "firefox: its background does not load src/agent/tool-call-parser.js, which the engines verified (and 1 more)")
     assert "the backgrounds load different scripts: firefox loads background-lax.js, src/agent/lax/tool-call-parser.js" \
-        in outcome.json["gate"]["checks"][CHECKS.index("background")]["problems"][1]
+        in outcome.problems("background")[1]
     assert outcome.reason("parity") == (
         "parse-not-allowed [firefox-background] DIVERGES: differs from python  (corpus/parse/basic.jsonl:4)")
 
@@ -187,7 +187,7 @@ def test_a_parser_that_differs_only_in_the_service_worker_and_a_drifted_dynamic_
     copy.edit("inspector.js", 'const $ = (id)', 'import("./src/agent/format.js").catch(() => {});\n\nconst $ = (id)')
     copy.write("src/agent/format.js", "export const style = 'plain';\n", trees=["chrome"])
     copy.write("src/agent/format.js", "export const style = 'fancy';\n", trees=["firefox"])
-    outcome = copy.gate("--allow-stale")
+    outcome = copy.gate("--allow-stale", only="trees,parity,known deviations")
     assert outcome.code == 1
     assert outcome.failing() == {"trees", "parity"}
     assert outcome.reason("trees") == "src/agent/format.js: differs between chrome and firefox (first at byte 23)"
@@ -208,17 +208,17 @@ def test_a_background_that_throws_bad_deviation_entries_and_too_few_cases_fail(t
     for tree in ("chrome", "firefox"):
         path = copy.tree(tree) / "background.js"
         path.write_text(path.read_text() + background)
-    outcome = copy.gate()
+    outcome = copy.gate(only="corpus,entry points,background,parity,known deviations,coverage")
     assert outcome.code == 1
     assert outcome.failing() == {"corpus", "entry points", "background", "parity", "known deviations", "coverage"}, outcome.out
     assert outcome.reason("corpus") == "parse: 4 cases, fewer than the 100 that [tool.extparity.gate].minimum_cases asks for"
     assert outcome.reason("entry points").startswith(
         "chromium-background: crashed: the extension's service worker failed at start-up: Uncaught Error: background broke at start-up")
     assert "firefox-background: crashed: the extension's background failed at start-up: Error: background broke at start-up" \
-        in outcome.json["gate"]["checks"][CHECKS.index("entry points")]["problems"][1]
+        in outcome.problems("entry points")[1]
     assert outcome.reason("known deviations") == (
         "known-deviations.json[0]: no case 'no-such-case' in the corpus (and 1 more)")
-    problems = outcome.json["gate"]["checks"][CHECKS.index("known deviations")]["problems"]
+    problems = outcome.problems("known deviations")
     assert problems[1] == "stale entry: parse-tagged no longer deviates on quickjs-chrome: remove it (or pass --allow-stale)"
 
 
@@ -243,14 +243,14 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
             archive.writestr(name, data)
     (copy.root / "dist").mkdir()
     (copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip").write_bytes(tampered.getvalue())
-    outcome = copy.gate()
+    outcome = copy.gate(only="corpus,trees,release,artifacts,entry points,background,parity,coverage,fuzz")
     assert outcome.code == 1
     assert outcome.failing() == {"corpus", "trees", "release", "artifacts", "entry points", "background", "parity", "coverage", "fuzz"}
     assert outcome.reason("corpus") == "no cases: a gate on zero cases proves nothing"
     assert outcome.reason("fuzz") == "no corpus case to seed the generators from"
     first = css.read_bytes().index(b"{ ")
     assert outcome.reason("trees") == f"inspector.css: differs between chrome and firefox (first at byte {first + 2}) (and 1 more)"
-    assert outcome.json["gate"]["checks"][CHECKS.index("trees")]["problems"][1] == \
+    assert outcome.problems("trees")[1] == \
         "glue gone.js: in no tree ([tool.extparity.gate].glue)"
     assert outcome.reason("release") == (
         f"versions disagree: extension/chrome/manifest.json={VERSION}, extension/firefox/manifest.json={VERSION}, "
@@ -263,7 +263,7 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
 
 @pytest.mark.gate
 def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tmp_path):
-    outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate()
+    outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate(only="policy,web-ext lint,entry points,background,coverage")
     assert outcome.code == 1
     assert outcome.failing() == {"policy", "entry points", "background", "coverage"}
     assert outcome.reason("policy") == ('tree chrome: no browser engine loads it, so what ships from it is not gated '
@@ -288,7 +288,7 @@ def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fu
     copy = Copy(tmp_path)
     copy.edit(PARSER, VERDICT_OF_THE_TEXT, ANY_TOOL_IN_THE_BAND)
     assert all(len(text) < BAND[0] for text, _ in PARSE_INPUTS.values())
-    outcome = copy.gate()
+    outcome = copy.gate(only="parity,fuzz")
     assert outcome.code == 1
     assert outcome.failing() == {"fuzz"}, outcome.out
     line = outcome.reason("fuzz")
@@ -299,13 +299,13 @@ def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fu
     assert BAND[0] <= len(case["input"]) < BAND[1] and case["fn"] == "parse" and case["expect"] == "reference"
     assert json.loads(parse_tool_calls_canonical(case["input"], case["allowed"]))["rejected"], \
         "the reference rejects a call in the found text, which the planted rule lets run"
-    assert outcome.json["gate"]["checks"][CHECKS.index("fuzz")]["problems"] == [line], "one finding, on one line"
+    assert outcome.problems("fuzz") == [line], "one finding, on one line"
 
 
 @pytest.mark.gate
 @pytest.mark.browser
 def test_a_fuzz_budget_the_time_cap_cuts_short_fails_instead_of_passing_on_fewer_cases(tmp_path):
-    outcome = Copy(tmp_path, fuzz={"seed": 0, "cases": 1_000_000, "seconds": 2}).gate()
+    outcome = Copy(tmp_path, fuzz={"seed": 0, "cases": 1_000_000, "seconds": 2}).gate(only="fuzz")
     assert outcome.code == 1
     assert outcome.failing() == {"fuzz"}, outcome.out
     assert re.fullmatch(r"only [\d,]+ of the 1,000,000 cases of seed 0 ran within the 2s cap "
@@ -463,17 +463,16 @@ def test_an_artifact_that_would_not_ship_what_its_tree_says_fails_the_artifacts_
 
 
 @pytest.mark.gate
-@pytest.mark.browser
 def test_a_case_twin_and_a_drifted_zip_in_dist_fail_the_gate_on_the_artifacts_check_alone(tmp_path):
     copy = Copy(tmp_path)
     plant_case_twin(copy)
     plant_stray_zip(copy)
-    outcome = copy.gate()
+    outcome = copy.gate(only="scripts,artifacts")
     assert outcome.code == 1
     assert outcome.failing() == {"artifacts", "scripts"}  # the twin is also a script no engine verified
     assert outcome.reason("artifacts") == (f"chrome: src/agent/Tool-call-parser.js and src/agent/tool-call-parser.js "
                                            f"differ only by case: {DISK} (and 4 more)")
-    problems = outcome.json["gate"]["checks"][CHECKS.index("artifacts")]["problems"]
+    problems = outcome.problems("artifacts")
     assert problems[-1] == (f"dist/tool-call-inspector-{VERSION}-chrome-hotfix.zip: not built by this gate run, "
                             f"yet dist/ is what a release uploads: remove it")
     assert sorted(copy.dist()) == [f"tool-call-inspector-{VERSION}-chrome-hotfix.zip"]  # nothing refused was packed
@@ -729,7 +728,8 @@ def test_without_the_firefox_engine_and_with_a_deviating_verdict_that_changed_th
                          deviations=[deviation("parse-not-allowed", "chromium-background", verdict=REFUSED_AS_BAD_NAME)])
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     (copy.root / "acks.json").write_text(json.dumps([acknowledgement()]))
-    outcome = copy.gate("--baseline", str(release), "--acknowledged", str(copy.root / "acks.json"))
+    outcome = copy.gate("--baseline", str(release), "--acknowledged", str(copy.root / "acks.json"),
+                        only="policy,known deviations")
     assert outcome.code == 1
     assert outcome.failing() == {"policy", "known deviations"}
     problems = outcome.json["gate"]["checks"][[c["name"] for c in outcome.json["gate"]["checks"]].index("policy")]["problems"]
@@ -749,7 +749,8 @@ def test_an_acknowledged_policy_change_passes_the_gate_against_the_last_release(
     copy = released_copy(tmp_path, glue=["inspector.html"])
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     (copy.root / "acks.json").write_text(json.dumps([acknowledgement()]))
-    outcome = copy.gate("--baseline", str(release), "--acknowledged", str(copy.root / "acks.json"))
+    outcome = copy.gate("--baseline", str(release), "--acknowledged", str(copy.root / "acks.json"),
+                        only="policy,parity,known deviations")
     assert outcome.code == 0, outcome.out + outcome.err
     assert outcome.reason("policy") == ("every tree is loaded by a browser (chrome by chromium, firefox by firefox); "
                                         "against first.json: 1 policy changes, each acknowledged in acks.json")
@@ -766,7 +767,7 @@ def test_exempted_lines_rewritten_in_place_are_a_policy_change_against_the_last_
     copy = released_copy(tmp_path)
     copy.edit(PARSER, ALLOWLIST_RULE, SW_ONLY)
     copy.edit(PARSER, DEFENSIVE_CATCH, EVERY_TOOL)
-    outcome = copy.gate("--baseline", str(release))
+    outcome = copy.gate("--baseline", str(release), only="policy,parity,coverage")
     assert outcome.code == 1 and outcome.failing() == {"policy"}, outcome.out + outcome.err
     assert re.fullmatch(r'not acknowledged: coverage marker src/agent/tool-call-parser\.js "defensive: .*": the '
                         r'lines it exempts changed \(sha256 ([0-9a-f]{12}) -> (?!\1)[0-9a-f]{12}\)',
@@ -1099,7 +1100,7 @@ def test_an_impure_module_and_an_adapter_that_hides_a_lax_background_fail_the_ga
     skip_allowlist_when('typeof Deno === "undefined"')(copy)
     lax_background(copy)
     (copy.root / "adapters/messages/parse.js").write_text(CHEATING_ADAPTER)
-    outcome = copy.gate()
+    outcome = copy.gate(only="purity,entry points,parity")
     assert outcome.code == 1
     assert outcome.failing() == {"purity", "entry points", "parity"}, outcome.out
     assert outcome.reason("purity") == f"{PARSER}:{R}: Deno: a host object"
@@ -1129,7 +1130,7 @@ def test_a_message_adapter_that_tells_the_replay_by_its_arguments_still_fails_en
     copy = Copy(tmp_path)
     lax_background(copy)
     (copy.root / "adapters/messages/parse.js").write_text(MARKER_AWARE_ADAPTER)
-    outcome = copy.gate()
+    outcome = copy.gate(only="entry points,parity")
     assert outcome.code == 1
     assert outcome.failing() == {"entry points", "parity"}, outcome.out
     assert "the message adapter of parse returned a verdict that is not the background's reply" \
@@ -1155,7 +1156,7 @@ def test_a_message_adapter_that_remembers_its_answers_fails_purity(tmp_path):
     copy = Copy(tmp_path)
     lax_background(copy)
     (copy.root / "adapters/messages/parse.js").write_text(REMEMBERING_ADAPTER)
-    outcome = copy.gate()
+    outcome = copy.gate(only="purity,entry points,parity")
     assert outcome.code == 1
     assert outcome.failing() == {"purity"}, outcome.out
     assert outcome.reason("purity") == ("adapters/messages/parse.js:5: answered: module-level mutable state: a function "
@@ -1171,7 +1172,7 @@ def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_back
     copy.edit("background.js", "const api = globalThis", 'if (typeof document === "object") document.head.append('
               'Object.assign(document.createElement("script"), { src: "re" + "lay.jsm" }));\n\nconst api = globalThis')
     copy.write("relay.jsm", "void 0;\n")
-    outcome = copy.gate()
+    outcome = copy.gate(only="background,parity")
     assert outcome.code == 1
     assert outcome.failing() == {"background"}, outcome.out
     assert re.fullmatch(r"relay\.jsm: firefox-background loaded [0-9a-f]{12}, which the firefox tree's background "
@@ -1195,11 +1196,11 @@ def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp
     copy.edit("inspector.js", "const EXAMPLE_OUTPUT", f'if ({condition}) document.head.append(Object.assign('
               'document.createElement("script"), { src: ["hel", "per.txt"].join("") }));\n\nconst EXAMPLE_OUTPUT')
     copy.write("helper.txt", "globalThis.extparityHelper = true;\n")
-    outcome = copy.gate()
+    outcome = copy.gate(only="scripts,page scripts")
     assert outcome.code == 1
     assert outcome.failing() == {"page scripts"}, outcome.out
     tree = {"chromium": "chrome", "firefox": "firefox"}
-    assert outcome.json["gate"]["checks"][CHECKS.index("page scripts")]["problems"] == [
+    assert outcome.problems("page scripts") == [
         f"{tree[browser]}/inspector.html ran helper.txt in {browser}, {RUN_TIME_NAME}" for browser in browsers]
 
 
@@ -1219,9 +1220,9 @@ def test_a_rule_that_fires_only_on_a_character_sequence_no_case_contains_fails_t
     copy.edit(PARSER, "    return parseChecked(text, allowed);\n", PLANTED_RULE + "    return parseChecked(text, allowed);\n")
     text = (copy.tree("chrome") / PARSER).read_text(encoding="utf-8")
     line = text[:text.index(PLANTED_RULE)].count("\n") + 1
-    outcome = copy.gate()
+    outcome = copy.gate(only="parity,coverage")
     assert outcome.code == 1 and outcome.failing() == {"coverage"}, outcome.out + outcome.err
-    problems = outcome.json["gate"]["checks"][CHECKS.index("coverage")]["problems"]
+    problems = outcome.problems("coverage")
     planted = [p for p in problems if p.startswith(f"{PARSER}:{line}:")]
     assert len(planted) == 1, problems
     assert planted[0].startswith(f"{PARSER}:{line}: no case runs this block (if (typeof text === \"string\" && text.indexOf(")

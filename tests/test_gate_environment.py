@@ -50,7 +50,7 @@ def test_a_verdict_that_depends_on_the_environment_fails_the_environment_check_a
     exceptions = [{"identifier": i, "module": PARSER, "reason": "written by test_gate_environment"} for i in identifiers]
     copy = Copy(tmp_path, second_environments=True, purity=bundled_gate("purity") + exceptions)
     skip_allowlist_when(f"({condition})")(copy)
-    outcome = copy.gate()
+    outcome = copy.gate(only="parity,environment")
     assert outcome.code == 1, outcome.out + outcome.err
     assert outcome.failing() == {"environment"}, outcome.out
     line = outcome.reason("environment")
@@ -79,7 +79,8 @@ def test_merged_shard_results_are_held_to_the_second_environment_as_a_live_gate_
                            "--json", str(tmp_path / "merged.json"))
     assert code == 0, err
     outcome = copy.gate("--results", str(tmp_path / "merged.json"), "--coverage-from",
-                        str(tmp_path / "coverage-1.json"), str(tmp_path / "coverage-2.json"), report="sharded.json")
+                        str(tmp_path / "coverage-1.json"), str(tmp_path / "coverage-2.json"), report="sharded.json",
+                        only="parity,environment")
     assert outcome.code == 1, outcome.out + outcome.err
     assert outcome.failing() == {"environment"}, outcome.out
     problems = next(c for c in outcome.json["gate"]["checks"] if c["name"] == "environment")["problems"]
@@ -123,7 +124,7 @@ def test_a_background_that_reads_its_german_messages_fails_the_shipped_locale_en
                 f'{{"allowlist": {{"message": "{word}"}}}}\n')
     copy.edit("background.js", "function answer(message) {", "let answer = function (message) {")
     copy.edit("background.js", "api.runtime.onMessage.addListener(", LAX_IN_GERMAN + "\napi.runtime.onMessage.addListener(")
-    outcome = copy.gate()
+    outcome = copy.gate(only="parity,environment")
     assert outcome.code == 1, outcome.out + outcome.err
     assert outcome.failing() == {"environment"}, outcome.out
     problems = next(c for c in outcome.json["gate"]["checks"] if c["name"] == "environment")["problems"]

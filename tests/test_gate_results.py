@@ -43,10 +43,10 @@ def shard_coverage(subject: Copy) -> list[str]:
     return ["--coverage-from", str(subject.root / "coverage-1.json"), str(subject.root / "coverage-2.json")]
 
 
-def gate_on(subject: Copy, document: dict, name: str = "edited.json"):
+def gate_on(subject: Copy, document: dict, name: str = "edited.json", only: str | None = None):
     path = subject.root / name
     path.write_text(json.dumps(document), encoding="utf-8")
-    return subject.gate("--results", str(path), *shard_coverage(subject), report=f"gate-{name}")
+    return subject.gate("--results", str(path), *shard_coverage(subject), report=f"gate-{name}", only=only)
 
 
 def merged(subject: Copy) -> dict:
@@ -147,7 +147,7 @@ def test_an_accepted_result_with_a_divergence_fails_parity_and_a_silent_backgrou
     for other in document["cases"]:
         other["cells"]["chromium-background"] = "missing"
         other.setdefault("without_verdict", []).append("chromium-background")
-    outcome = gate_on(subject, document, "failing.json")
+    outcome = gate_on(subject, document, "failing.json", only="parity,entry points")
     assert outcome.code == 1, outcome.err
     assert {"parity", "entry points"} <= outcome.failing()
     assert "chromium-background: crashed: service worker threw at start-up" in outcome.reason("entry points")
@@ -158,7 +158,7 @@ def test_a_loaded_background_script_that_is_not_the_artifacts_fails_the_backgrou
     subject, _ = project
     document = merged(subject)
     document["engines"]["firefox-background"]["module_hashes"]["background.js"] = "1" * 64
-    outcome = gate_on(subject, document, "background.json")
+    outcome = gate_on(subject, document, "background.json", only="background")
     assert outcome.code == 1
     assert "background" in outcome.failing()
     assert "background.js: firefox-background loaded 111111111111" in outcome.reason("background")
@@ -181,7 +181,7 @@ def test_the_gate_writes_its_json_to_stdout_with_json_dash(project):
 
 def test_the_gate_on_merged_shards_without_their_coverage_fails_the_coverage_check(project):
     subject, _ = project
-    outcome = subject.gate("--results", str(subject.root / "merged.json"), report="no-coverage.json")
+    outcome = subject.gate("--results", str(subject.root / "merged.json"), report="no-coverage.json", only="coverage")
     assert outcome.code == 1 and outcome.failing() == {"coverage"}, outcome.out + outcome.err
     assert outcome.reason("coverage").startswith("gate --results: no coverage given; pass the shards' files")
 
@@ -189,6 +189,6 @@ def test_the_gate_on_merged_shards_without_their_coverage_fails_the_coverage_che
 def test_one_shard_s_coverage_alone_fails_the_coverage_check(project):
     subject, _ = project
     outcome = subject.gate("--results", str(subject.root / "merged.json"), "--coverage-from",
-                           str(subject.root / "coverage-1.json"), report="half-coverage.json")
+                           str(subject.root / "coverage-1.json"), report="half-coverage.json", only="coverage")
     assert outcome.code == 1 and outcome.failing() == {"coverage"}, outcome.out + outcome.err
     assert "its coverage saw" in outcome.reason("coverage") and "(a shard's coverage file missing?)" in outcome.reason("coverage")

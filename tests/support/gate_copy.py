@@ -134,8 +134,11 @@ class Copy:
         change(document)
         path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 
-    def gate(self, *extra: str, report: str = "gate.json") -> "Outcome":
-        code, out, err = call_in(self, "gate", "--json", str(self.root / report), *extra)
+    def gate(self, *extra: str, only: str | None = None, report: str = "gate.json") -> "Outcome":
+        """`extparity gate` on the copy; ``only``: the checks a scenario asserts on (`--only`), so
+        it prepares and starts only what they need."""
+        selection = ("--only", only) if only else ()
+        code, out, err = call_in(self, "gate", "--json", str(self.root / report), *selection, *extra)
         path = self.root / report
         return Outcome(code, out, err, json.loads(path.read_text()) if path.is_file() else None)
 
@@ -169,3 +172,8 @@ class Outcome:
 
     def reason(self, check: str) -> str:
         return self.lines[check][1]
+
+    def problems(self, check: str) -> list[str]:
+        """Every problem behind a check's line, from the JSON report."""
+        assert self.json is not None
+        return next(c["problems"] for c in self.json["gate"]["checks"] if c["name"] == check)
