@@ -227,7 +227,7 @@ STARTUP_FAILURES = [
     # (kind, files or None for a folder without a manifest, manifest changes, words the failure must carry);
     # Firefox refuses a tree without a manifest before it starts, the others start a browser.
     pytest.param("chromium", None, {}, "Manifest file is missing or unreadable", marks=pytest.mark.browser),
-    ("firefox", None, {}, "manifest.json: [Errno 2] No such file or directory"),
+    ("firefox", None, {}, "tree/manifest.json: missing"),
     pytest.param("chromium", {"background.js": THROWING_BACKGROUND}, {}, "Uncaught Error: background boom",
                  marks=pytest.mark.browser),
     pytest.param("firefox", {"background.js": THROWING_BACKGROUND}, {}, "Error: background boom", marks=pytest.mark.browser),

@@ -761,6 +761,8 @@ DEFENSIVE_CATCH = '    return errorVerdict("internal-error");\n'
 EVERY_TOOL = '    return parseChecked(text, ["click", "run_script", "delete_all"]);\n'
 
 
+@pytest.mark.gate
+@pytest.mark.browser
 def test_exempted_lines_rewritten_in_place_are_a_policy_change_against_the_last_release(tmp_path, release):
     """The attack on coverage exemptions: lines exempted as unreachable, rewritten in place to run
     every tool. No case reaches them, so parity and coverage pass; the policy check must see it."""
