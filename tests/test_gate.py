@@ -303,14 +303,19 @@ def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fu
 
 
 @pytest.mark.gate
-@pytest.mark.browser
-def test_a_fuzz_budget_the_time_cap_cuts_short_fails_instead_of_passing_on_fewer_cases(tmp_path):
-    outcome = Copy(tmp_path, fuzz={"seed": 0, "cases": 1_000_000, "seconds": 2}).gate(only="fuzz")
-    assert outcome.code == 1
-    assert outcome.failing() == {"fuzz"}, outcome.out
-    assert re.fullmatch(r"only [\d,]+ of the 1,000,000 cases of seed 0 ran within the 2s cap "
-                        r"\(\[tool.extparity.gate\].fuzz.seconds\): the gate does not pass on a smaller budget; "
-                        r"raise the cap or lower \[tool.extparity.gate\].fuzz.cases", outcome.reason("fuzz")), outcome.reason("fuzz")
+def test_the_fuzz_budget_is_its_cases_run_to_the_end_and_a_time_cap_is_refused(tmp_path):
+    """A time cap made the verdict depend on the machine's load (a loaded machine's gate failed
+    where an idle one passed); the budget is its cases alone, and the time goes to stderr."""
+    copy = Copy(tmp_path, fuzz={"seed": 0, "cases": 300})
+    outcome = copy.gate(only="fuzz")
+    assert outcome.code == 0, outcome.out + outcome.err
+    assert outcome.reason("fuzz") == ("300 generated cases of seed 0, seeded from the corpus, through python, "
+                                      "quickjs-chrome: no divergence, engine error or reference exception")
+    assert re.search(r"^gate: artifacts \d+\.\ds, fuzz \d+\.\ds$", outcome.err, re.M), outcome.err
+    capped = Copy(tmp_path / "capped", fuzz={"seed": 0, "cases": 300, "seconds": 90}).gate(only="fuzz")
+    assert capped.code == 2
+    assert ("[tool.extparity.gate].fuzz: unknown key 'seconds' (the gate's fuzz budget is its number of cases alone, "
+            "run to the end on any machine: a time cap made the verdict depend on the machine's load)") in capped.err
 
 
 # ------------------------------------------------------------------ usage and config errors: exit 2 before anything runs
@@ -334,7 +339,7 @@ def test_a_report_path_that_cannot_be_written_exits_2_before_anything_runs(tmp_p
     ({"glue_scripts": [{"script": "a.js", "reason": "r", "why": "?"}]}, "glue_scripts[0]: unknown key 'why'"),
     ({"surfaces": [{"surface": "externally_connectable", "reason": "r"}] * 2}, "surfaces[1]: declared twice"),
     ({"fuzz": {"cases": -1}}, "fuzz.cases: expected a whole number of at least 0"),
-    ({"fuzz": {"seconds": 0}}, "fuzz.seconds: expected a positive number"),
+    ({"fuzz": {"cases": 1.5}}, "fuzz.cases: expected a whole number of at least 0"),
     ({"fuzz": {"budget": 30}}, "fuzz: unknown key 'budget'"),
     ({"unreachable": [{"module": PARSER, "lines": "929-931", "reason": "defensive"}]},
      "[tool.extparity.gate]: unknown key 'unreachable' (coverage exemptions are marker comments beside the code "

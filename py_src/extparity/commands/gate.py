@@ -94,9 +94,11 @@ def main(args) -> int:
     write_errors = [e for e in (
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(gate.run)),
-        write(outputs["timings"], json.dumps(build.timings(gate.run), indent=1, sort_keys=True) + "\n"),
+        write(outputs["timings"], json.dumps({**build.timings(gate.run), "gate": gate.timings}, indent=1,
+                                             sort_keys=True) + "\n"),
         write(outputs["coverage"], coverage_dumps(gate.coverage)) if gate.coverage is not None else None,
     ) if e]
+    stderr("gate: " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in gate.timings.items()))
     failed = [c for c in gate.checks if not c.ok]
     if failed:
         stderr("\nFAILED:")

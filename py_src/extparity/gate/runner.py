@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -66,6 +67,8 @@ class GateResult:
     lint: dict[str, LintResult]
     policy: dict  # what this run applied (``policy.record``): the next release's baseline
     coverage: dict | None = None  # the coverage document (``coverage.record``); None when not measured
+    # Wall seconds of each preparation ("artifacts", "engine run") and check: said, never judged.
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -95,32 +98,42 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
     the engines' run on them, or with ``options.recorded`` (a merged shard result) that result,
     accepted only for these bytes (``recorded.recorded_run``)."""
     needs = {need for spec in checks for need in spec.needs}
+    timings: dict[str, float] = {}
     gate = Gate(project, corpus, options, policy.record(project, corpus), browsers_by_tree(project), tested=project)
     chosen = [spec for spec in checks if spec.applies is None or spec.applies(gate)]
     unpacked_root = project.gate.dist / UNPACKED
     shutil.rmtree(unpacked_root, ignore_errors=True)
     try:
         if needs & {ARTIFACTS, ENGINES}:
+            started = time.perf_counter()
             gate.built, gate.artifact_problems, unpacked = build_artifacts(project, gate.browsers, unpacked_root)
             gate.tested = replace(project, trees={**project.trees, **unpacked})
+            timings["artifacts"] = time.perf_counter() - started
         for spec in chosen:
             if spec.prepare is not None:
                 spec.prepare(gate)
         if ENGINES in needs:
+            started = time.perf_counter()
             gate.result = (recorded_run(options.recorded, gate.tested, corpus) if options.recorded is not None else
                            run_parity(gate.tested, corpus.cases, list(project.engines),
                                       case_timeout_s=options.case_timeout_s, budget_s=options.budget_s,
                                       jobs=options.jobs, controller=options.controller, log=options.log,
                                       deviation_cases={case.id for case in corpus.cases},
                                       instrument=gate.recorder.instrument if gate.recorder is not None else None))
-        results = [check(spec.name, *spec.verdict(gate)) for spec in chosen]
+            timings["engine run"] = time.perf_counter() - started
+        results = []
+        for spec in chosen:
+            started = time.perf_counter()
+            results.append(check(spec.name, *spec.verdict(gate)))
+            timings[spec.name] = time.perf_counter() - started
     finally:
         for cleanup in gate.cleanups:
             cleanup()
         shutil.rmtree(unpacked_root, ignore_errors=True)
     selected = {spec.name for spec in checks}
     not_run = [spec.name for spec in all_checks() if spec.name not in selected]
-    return GateResult(results, not_run, gate.result, gate.tested, gate.built, gate.lint, gate.policy, gate.coverage)
+    return GateResult(results, not_run, gate.result, gate.tested, gate.built, gate.lint, gate.policy, gate.coverage,
+                      timings)
 
 
 def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_root: Path):

@@ -4,11 +4,13 @@ corpus, after the parity run.
 Why in the gate: the corpus only sees what some case reaches. A rule that fires for a band of
 text lengths no case has passes every corpus check; a few thousand generated cases find it.
 
-Why a case count and not a time box: the gate's verdict must depend on the corpus and the
-config only. A time box on a loaded CI machine covers fewer cases and may pass where a quiet
-one fails. So the budget is ``cases`` of ``seed`` (the same cases on every machine), and
-``seconds`` is a cap: a campaign the cap cuts short fails the check, loudly, instead of passing
-on less. Findings come with their minimised corpus line, ready to commit.
+Why a case count and nothing else: the gate's verdict must depend on the corpus and the config
+only. A time box on a loaded CI machine covers fewer cases, and a time cap fails a gate there
+that passes on a quiet one: the same 20,000 cases took 5.6 s to 71.6 s by load. So the budget is
+``cases`` of ``seed``, the same cases on every machine, run to the end; a hung case is bounded by
+the case timeout, as in every run. How long the campaign took is said on stderr and in
+``--timings``, never in the verdict. Findings come with their minimised corpus line, ready to
+commit.
 """
 
 from __future__ import annotations
@@ -47,8 +49,7 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                 f"the reference and a headless JS engine, or turn the budget off with {WHERE}.cases = 0"], ""
     if not corpus.cases:
         return ["no corpus case to seed the generators from"], ""
-    options = FuzzOptions(seed=budget.seed, cases=budget.cases, seconds=budget.seconds, max_findings=1,
-                          shrink_seconds=SHRINK_SECONDS)
+    options = FuzzOptions(seed=budget.seed, cases=budget.cases, max_findings=1, shrink_seconds=SHRINK_SECONDS)
     try:
         factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
         started = time.perf_counter()
@@ -60,13 +61,11 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
     problems = [f"{finding.line()}; as a corpus line: {corpus_line(finding.minimised)}" for finding in result.findings]
     problems += [f"{count(result.repeats, 'more failing case')} minimised to an earlier finding"] if result.repeats else []
     problems += result.engine_problems
-    if not problems and result.cases < budget.cases:
-        problems.append(f"only {result.cases:,} of the {budget.cases:,} cases of seed {budget.seed} ran within the "
-                        f"{budget.seconds:g}s cap ({WHERE}.seconds): the gate does not pass on a smaller budget; "
-                        f"raise the cap or lower {WHERE}.cases")
+    if not problems and result.cases < budget.cases:  # an engine gave up: never a pass on fewer cases
+        problems.append(f"only {result.cases:,} of the {budget.cases:,} cases of seed {budget.seed} ran: the gate "
+                        f"does not pass on a smaller budget")
     return problems, (f"{budget.cases:,} generated cases of seed {budget.seed}, seeded from the corpus, through "
-                      f"{', '.join(engines)}: no divergence, engine error or reference exception "
-                      f"(cap {budget.seconds:g}s)")
+                      f"{', '.join(engines)}: no divergence, engine error or reference exception")
 
 
 def verdict(gate: Gate) -> tuple[list[str], str]:
@@ -74,5 +73,5 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
 
 
 CHECK = Spec("fuzz",
-             "a divergence, engine error or reference exception in the `fuzz.cases` generated cases, "
-             "or a campaign the `fuzz.seconds` cap cuts short", WHERE, verdict, needs=(ARTIFACTS,), starts=(HEADLESS,))
+             "a divergence, engine error or reference exception in the `fuzz.cases` generated cases of "
+             "`fuzz.seed`, or fewer cases run", WHERE, verdict, needs=(ARTIFACTS,), starts=(HEADLESS,))
