@@ -13,6 +13,7 @@ from ..fuzz.campaign import (FUZZ_TAG, Campaign, CaseFactory, FuzzOptions, corpu
 from ..engines.base import EngineStartError
 from ..fuzz.generators import GeneratorError
 from ..fuzz.guided import GuidedFactory, guided_factory
+from ..fuzz.quirks import known_cases
 from ..project.config import load_project
 from ..run.parity import select_engines
 from .common import UsageError, add_corpus_option, check_output, controller, print_failures, stderr, write
@@ -90,7 +91,8 @@ def main(args) -> int:
             error = error or write(out / "tags.json", json.dumps({FUZZ_TAG: FUZZ_TAG_TEXT}, indent=1) + "\n")
         stderr(f"  {error}" if error else f"  written to {target}")
 
-    campaign = Campaign(project, engines, factory, options, controller(), on_finding=keep, log=stderr)
+    campaign = Campaign(project, engines, factory, options, controller(), on_finding=keep, log=stderr,
+                        known=known_cases(project, corpus.cases))
     try:
         result = campaign.run()
     except GeneratorError as error:
@@ -115,11 +117,13 @@ def main(args) -> int:
     unwritten = write(summary_path, json.dumps(summary, indent=1, sort_keys=True) + "\n")
     lines = [f"{len(result.findings)} finding(s), minimised in {target}" if result.findings else None,
              f"{result.repeats} more failing case(s) minimised to an earlier finding" if result.repeats else None,
-             *result.engine_problems,
+             *result.engine_problems, *result.deviation_problems,
              "no case was run" if not result.cases else None, unwritten]
     failures = [line for line in lines if line]
     if print_failures(failures):
         return 1
+    if result.accepted:
+        print(f"fuzz: {result.accepted_line()}")
     print(f"fuzz: no divergence, engine error or reference exception in {result.cases:,} cases")
     return 0
 
@@ -137,6 +141,7 @@ def _summary(result, seed: int, start: int, engines: list[str]) -> dict:
         "cases_per_s": round(result.cases / result.seconds, 1) if result.seconds else 0.0,
         "engines": {name: result.engines.get(name, {}) for name in engines},
         "generated": dict(sorted(result.generated.items())),
+        "accepted": dict(sorted(result.accepted.items())),
         "findings": [{"id": f.minimised.id, "generator": f.generator, "cells": dict(f.signature),
                       "notes": f.notes, "case": f.minimised.line_json()} for f in result.findings],
         "repeats": result.repeats, "engine_problems": result.engine_problems,

@@ -4,7 +4,8 @@ Each entry names a case, the engines that deviate on it, a reason and an http(s)
 judge turns a failing cell they cover into "known"; a covered cell that passes is stale. An
 entry may also pin the deviating verdicts (``verdicts``: engine -> SHA-256 of its verdict text);
 the release gate requires them, so a deviating case whose bytes change fails instead of staying
-"known". The same file format acknowledges new calls in ``extparity compare --fail-on-new-calls``.
+"known". A fuzz campaign accepts generated cases that show the entry's quirk and nothing else
+(``fuzz.quirks``); ``"fuzz": "numbers"`` widens the quirk to any number changed into another. The same file format acknowledges new calls in ``extparity compare --fail-on-new-calls``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Iterable
 
 LINK = re.compile(r"https?://\S+\Z")
 SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+NUMBERS = "numbers"  # a fuzz scope: any number changed into another is the quirk
+FUZZ_SCOPES = (NUMBERS,)
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class Deviation:
     reason: str
     link: str
     verdicts: dict[str, str] = field(default_factory=dict)  # engine -> SHA-256 of its deviating verdict
+    fuzz: str | None = None  # "numbers": in a fuzz campaign, any number changed into another is this quirk
 
 
 def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str] | None,
@@ -63,12 +67,14 @@ def load_deviations(path: Path | None, engines: Iterable[str], case_ids: set[str
             problems.append(f"{where}: {problem}")
         elif not selected or selected & set(entry["engines"]):
             deviations[entry["case"]] = Deviation(entry["case"], tuple(entry["engines"]), entry["reason"], entry["link"],
-                                                  dict(entry.get("verdicts", {})))
+                                                  dict(entry.get("verdicts", {})), entry.get("fuzz"))
     return deviations, problems
 
 
 def _verdicts_problem(entry: dict) -> str | None:
     """``verdicts``, when present, maps engines of the entry to SHA-256 hex digests."""
+    if entry.get("fuzz", FUZZ_SCOPES[0]) not in FUZZ_SCOPES:
+        return f"fuzz must be {FUZZ_SCOPES[0]!r} (or left out: generated cases with the very same difference)"
     pinned = entry.get("verdicts", {})
     if not isinstance(pinned, dict):
         return "verdicts must map engines to SHA-256 hex digests"

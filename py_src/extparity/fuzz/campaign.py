@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from ..corpus.cases import PARITY_ONLY, Case
+from ..corpus.deviations import Deviation
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, EngineDriver
 from ..engines.sharing import share_browsers
@@ -29,6 +30,7 @@ from ..project.kinds import build_engine
 from ..run.judge import CaseResult, judge
 from ..run.outcomes import Outcome
 from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
+from .quirks import Quirks
 from .shrink import shrink
 
 FUZZ_TAG = "fuzz"
@@ -68,13 +70,23 @@ class CampaignResult:
     seconds: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     repeats: int = 0  # failing cases whose minimised form was already a finding
+    accepted: dict[str, int] = field(default_factory=dict)  # known deviation's case -> generated cases showing only it
+    deviation_problems: list[str] = field(default_factory=list)  # entries that claim more than their case shows
     engine_problems: list[str] = field(default_factory=list)
     generated: dict[str, int] = field(default_factory=dict)  # "entry/generator" -> cases
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> status, busy time, versions
 
     @property
     def failed(self) -> bool:
-        return bool(self.findings or self.repeats or self.engine_problems or not self.cases)
+        return bool(self.findings or self.repeats or self.engine_problems or self.deviation_problems or not self.cases)
+
+    def accepted_line(self) -> str:
+        """How many generated cases a known deviation accepted, by entry ("" when none)."""
+        if not self.accepted:
+            return ""
+        total = sum(self.accepted.values())
+        return (f"{total:,} generated case{'s' if total != 1 else ''} showed only a known deviation ("
+                + ", ".join(f"{case} {n:,}" for case, n in sorted(self.accepted.items())) + ")")
 
 
 class Factory(Protocol):
@@ -170,7 +182,10 @@ class Campaign:
 
     def __init__(self, project: Project, engines: list[str], factory: Factory, options: FuzzOptions,
                  controller: Controller, *, on_finding: Callable[[Finding], None] = lambda finding: None,
-                 log: Callable[[str], None] = lambda line: None) -> None:
+                 log: Callable[[str], None] = lambda line: None,
+                 known: list[tuple[Deviation, Case]] | None = None) -> None:
+        """``known``: the project's known deviations with their corpus cases; a generated case
+        that shows one of their quirks and nothing else is accepted (``quirks``)."""
         self.project = project
         self.engine_names = engines
         self.factory = factory
@@ -184,6 +199,8 @@ class Campaign:
         self.result = CampaignResult()
         self._minimised: set[str] = set()
         self._shrink_round = 0
+        self.known = known or []
+        self.quirks = Quirks([], [])
 
     def run(self) -> CampaignResult:
         options, result = self.options, self.result
@@ -196,6 +213,7 @@ class Campaign:
                       for name in self.engine_names}
         try:
             self._start_engines()
+            self._learn_quirks()
             index, end = options.start, None if options.cases is None else options.start + options.cases
             last_log = started
             in_flight: deque[_InFlight] = deque()
@@ -223,7 +241,9 @@ class Campaign:
                     break
                 generator_of = {case.id: name for case, name in batch.made}
                 for judged in results:
-                    if judged.failed:
+                    if judged.failed and (accepted := self.quirks.accepts(judged)) is not None:
+                        result.accepted[accepted.case] = result.accepted.get(accepted.case, 0) + 1
+                    elif judged.failed:
                         self._found(judged, generator_of[judged.case.id])
                         if len(result.findings) >= options.max_findings or result.engine_problems:
                             break
@@ -262,6 +282,16 @@ class Campaign:
                 continue
             self.drivers[name] = EngineDriver(engine, self.controller, case_timeout_s=self.options.case_timeout_s)
         share_browsers(driver.engine for driver in self.drivers.values())  # one browser per tree
+
+    def _learn_quirks(self) -> None:
+        """The known deviations' cases through the engines, judged with no deviation applied: how
+        each deviating engine's verdict differs there is what it may differ by elsewhere."""
+        known = [(deviation, case) for deviation, case in self.known if set(deviation.engines) & set(self.drivers)]
+        if not known or self.result.engine_problems:
+            return
+        where = self.project.relative(self.project.known_deviations) if self.project.known_deviations else "known deviations"
+        self.quirks = Quirks.learn(known, self._run([case for _, case in known]), where)
+        self.result.deviation_problems += self.quirks.problems
 
     def _submit(self, cases: list[Case], made: list[tuple[Case, str]] | None = None) -> _InFlight:
         """``cases`` handed to every engine's lane; the answers come in ``_collect``."""

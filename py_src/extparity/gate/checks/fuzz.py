@@ -22,6 +22,7 @@ from ...corpus.cases import Corpus
 from ...engines.driver import Controller
 from ...fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, seed_cases
 from ...fuzz.generators import GeneratorError
+from ...fuzz.quirks import known_cases
 from ...project.config import Project
 from ...project.kinds import IN_BROWSER, engine_class
 from ...project.words import count
@@ -53,19 +54,21 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
     try:
         factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
         started = time.perf_counter()
-        result = Campaign(project, engines, factory, options, controller or Controller(), log=log).run()
+        result = Campaign(project, engines, factory, options, controller or Controller(), log=log,
+                          known=known_cases(project, corpus.cases)).run()
     except GeneratorError as error:
         return [str(error)], ""
     log(f"fuzz budget: {result.cases:,} cases of seed {budget.seed} in {time.perf_counter() - started:.1f}s "
         f"through {', '.join(engines)}")
     problems = [f"{finding.line()}; as a corpus line: {corpus_line(finding.minimised)}" for finding in result.findings]
     problems += [f"{count(result.repeats, 'more failing case')} minimised to an earlier finding"] if result.repeats else []
-    problems += result.engine_problems
+    problems += result.engine_problems + result.deviation_problems
     if not problems and result.cases < budget.cases:  # an engine gave up: never a pass on fewer cases
         problems.append(f"only {result.cases:,} of the {budget.cases:,} cases of seed {budget.seed} ran: the gate "
                         f"does not pass on a smaller budget")
     return problems, (f"{budget.cases:,} generated cases of seed {budget.seed}, seeded from the corpus, through "
-                      f"{', '.join(engines)}: no divergence, engine error or reference exception")
+                      f"{', '.join(engines)}: no divergence, engine error or reference exception"
+                      + (f"; {result.accepted_line()}" if result.accepted else ""))
 
 
 def verdict(gate: Gate) -> tuple[list[str], str]:
