@@ -386,6 +386,40 @@ def test_a_web_ext_that_is_not_installed_fails_instead_of_skipping(tmp_path):
     assert not result.ok and result.line.startswith(f"web-ext not found ({tmp_path / 'no-web-ext'})")
 
 
+@pytest.mark.parametrize("configured", [None, ".tools/node_modules/.bin/web-ext", "vendor/node_modules/.bin/web-ext"])
+def test_the_web_ext_advice_works_as_given(tmp_path, configured):
+    """What the missing-web-ext line says to run and to write is all it takes: npm's command goes
+    under the prefix, never on PATH, so the advice names the config line too (the README's
+    install line alone left the gate failing). npm itself is stood in for by a link to this
+    checkout's web-ext where the advised command puts it."""
+    from extparity.project.config import load_project
+    from extparity.subject.weblint import Lint, install_advice
+
+    table = {"corpus": [], "trees": {"chrome": "chrome"},
+             "entries": {"f": {"module": "f.js", "export": "f", "args": []}}}
+    if configured:
+        table["gate"] = {"web_ext": {"command": configured}}
+    (tmp_path / "chrome").mkdir()
+    write_pyproject(tmp_path / "pyproject.toml", table)
+    project = load_project(tmp_path / "pyproject.toml")
+    advice = install_advice(project.gate.web_ext, project.root, project.path)
+    assert Lint(project.gate.web_ext or "web-ext", tmp_path, (), advice).result().line == advice
+    prefix = re.search(r"`npm install --prefix (\S+) web-ext@10.7.0`", advice)
+    assert prefix and f"in {tmp_path}" in advice, advice
+    installed = tmp_path / prefix[1] / "node_modules/.bin/web-ext"
+    installed.parent.mkdir(parents=True)
+    installed.symlink_to(ROOT / ".tools/node_modules/.bin/web-ext")
+    if not configured:  # the advice's config line, written as given
+        line = re.search(r"add `(web_ext = .*?)` to \[tool.extparity.gate\]", advice)
+        assert line, advice
+        (tmp_path / "pyproject.toml").write_text((tmp_path / "pyproject.toml").read_text()
+                                                  + f"\n[tool.extparity.gate]\n{line[1]}\n")
+        project = load_project(tmp_path / "pyproject.toml")
+    lint = Lint(project.gate.web_ext, tmp_path, (), "")
+    lint.stop()
+    assert lint.process is not None and lint.error is None
+
+
 # ------------------------------------------------------------------ honest artifacts: what ships is what the tree says
 
 def laxer_parser(copy: Copy) -> str:
