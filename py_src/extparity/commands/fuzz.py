@@ -77,7 +77,8 @@ def main(args) -> int:
         raise UsageError(str(error)) from None
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
            + "; ".join(f"{entry}: {', '.join(name for name, _ in factory.generators[entry])}"
-                       for entry in factory.entry_names))
+                       for entry in factory.entry_names)
+           + "".join(f"; {entry}: takes no argument, nothing to generate" for entry in unguided.without_arguments))
     if isinstance(factory, GuidedFactory):
         stderr(f"fuzz: guided by the Python reference's arcs ({factory.corpus_arcs} reached by the corpus), "
                f"splicing {len(factory.literals)} literals of the verified modules")

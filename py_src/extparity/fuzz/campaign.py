@@ -109,13 +109,20 @@ class CaseFactory:
                     raise GeneratorError(f"{ref}: generator {name!r} is already defined")
                 plugins[name] = generator
         known = {**BUILTIN, **plugins}
-        names = entries or tuple(project.entries)
+        for entry in entries:
+            if entry not in project.entries:
+                raise GeneratorError(f"no entry named {entry!r} (entries: {', '.join(project.entries)})")
+        # An entry without arguments has no input to vary: every call of it is the one its corpus
+        # case already makes (init writes such entries for exports that take nothing).
+        self.without_arguments = [entry for entry in entries or project.entries if not project.entries[entry].args]
+        names = [entry for entry in entries or project.entries if project.entries[entry].args]
+        if not names:
+            raise GeneratorError(f"nothing to generate: {', '.join(self.without_arguments)} "
+                                 f"{'takes' if len(self.without_arguments) == 1 else 'take'} no argument")
         self.targets: dict[str, FuzzTarget] = {}
         self.generators: dict[str, list[tuple[str, Generator]]] = {}
         self.weights: dict[str, list[float]] = {}
         for entry in names:
-            if entry not in project.entries:
-                raise GeneratorError(f"no entry named {entry!r} (entries: {', '.join(project.entries)})")
             chosen = project.fuzz.generators.get(entry, tuple(BUILTIN))
             unknown = [name for name in chosen if name not in known]
             if unknown:

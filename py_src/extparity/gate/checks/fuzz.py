@@ -50,6 +50,8 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                 f"the reference and a headless JS engine, or turn the budget off with {WHERE}.cases = 0"], ""
     if not corpus.cases:
         return ["no corpus case to seed the generators from"], ""
+    if not any(entry.args for entry in project.entries.values()):  # each call is the one the corpus makes
+        return [], f"off{_without_arguments(list(project.entries))}"
     options = FuzzOptions(seed=budget.seed, cases=budget.cases, max_findings=1, shrink_seconds=SHRINK_SECONDS)
     try:
         factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
@@ -68,7 +70,13 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                         f"does not pass on a smaller budget")
     return problems, (f"{budget.cases:,} generated cases of seed {budget.seed}, seeded from the corpus, through "
                       f"{', '.join(engines)}: no divergence, engine error or reference exception"
-                      + (f"; {result.accepted_line()}" if result.accepted else ""))
+                      + (f"; {result.accepted_line()}" if result.accepted else "")
+                      + _without_arguments(factory.without_arguments))
+
+
+def _without_arguments(entries: list[str]) -> str:
+    return (f"; {', '.join(entries)} {'takes' if len(entries) == 1 else 'take'} no argument: nothing to generate"
+            if entries else "")
 
 
 def verdict(gate: Gate) -> tuple[list[str], str]:
