@@ -1245,6 +1245,24 @@ def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp
         f"{tree[browser]}/inspector.html ran helper.txt in {browser}, {RUN_TIME_NAME}" for browser in browsers]
 
 
+@pytest.mark.gate
+@pytest.mark.browser
+def test_a_page_without_a_charset_is_named_as_the_cause_not_as_two_hashes(tmp_path):
+    """webbrain's popup declares no charset, so Chromium decodes its UTF-8 script as windows-1252:
+    the bytes on disk are the tree's, the text that ran is not. The check said two differing
+    hashes, which reads like tampering; it names the cause and the fix instead."""
+    copy = Copy(tmp_path, engines=("python", "chromium"), glue_scripts=glue("banner.js"))
+    # A classic script: a module script is UTF-8 whatever its page says.
+    copy.edit("inspector.html", '  <meta charset="utf-8">\n', '  <script src="banner.js"></script>\n')
+    copy.write("banner.js", '// the page\'s title\ndocument.title = "Tool Call Inspector \u2013 caf\u00e9";\n')
+    outcome = copy.gate(only="page scripts")
+    assert outcome.code == 1
+    assert outcome.problems("page scripts") == [
+        "chrome/inspector.html ran banner.js in chromium decoded as windows-1252, not UTF-8, since inspector.html "
+        "declares no charset: its non-ASCII text (first at banner.js:2) runs as other characters than the "
+        "tree's; add <meta charset=\"utf-8\"> to inspector.html's <head>"]
+
+
 # ------------------------------------------------------------------ coverage
 
 PLANTED_RULE = ('    if (typeof text === "string" && text.indexOf("\\u2063\\u2062\\u2063") !== -1) '
