@@ -1220,6 +1220,34 @@ def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_back
                         r"does not load", outcome.reason("background")), outcome.reason("background")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
+def test_a_per_browser_background_is_declared_with_a_reason_and_a_stale_declaration_fails(tmp_path):
+    """webbrain's Firefox background loads a script of its own that Chromium's service worker does
+    not: the background check demanded one script set in both trees, and nothing waived it. The
+    difference is declared now, with a reason; undeclared it fails naming the key, and a
+    declaration that matches nothing fails as stale."""
+    copy = Copy(tmp_path, engines=("python", "chromium", "firefox"), glue_scripts=glue("compat.js"),
+                background_scripts=[{"script": "sw-only.js", "reason": "written by test_gate"}])
+    copy.write("compat.js", "globalThis.extparityCompat = true;\n")
+    copy.edit_json(copy.tree("firefox") / "manifest.json",
+                   lambda m: m["background"].update(scripts=["compat.js", *m["background"]["scripts"]]))
+    outcome = copy.gate(only="background")
+    assert outcome.code == 1 and outcome.failing() == {"background"}, outcome.out
+    assert outcome.problems("background") == [
+        "the backgrounds load different scripts: firefox loads compat.js and chrome loads nothing more that the other "
+        "does not; a per-browser background declares each such script in [tool.extparity.gate].background_scripts "
+        "with a reason",
+        "[tool.extparity.gate].background_scripts: sw-only.js is loaded by no background (chrome, firefox): the "
+        "declaration waives nothing; remove it"]
+    copy.reconfigure(lambda table: table["gate"].update(
+        background_scripts=[{"script": "compat.js", "reason": "Firefox's background shims an API Chromium has"}]))
+    outcome = copy.gate(only="background")
+    assert outcome.code == 0, outcome.out + outcome.err
+    assert "the verified modules among them; firefox alone loads compat.js (declared per browser); " \
+        in outcome.reason("background"), outcome.reason("background")
+
+
 RUN_TIME_NAME = ("a script no manifest entry, page or import names (a name built at run time): the scripts check "
                  "never saw it")
 

@@ -9,6 +9,8 @@ from ...subject.linker import LinkError
 from ..context import Gate
 from ..registry import ENGINES, Spec
 
+WAIVER = "[tool.extparity.gate].background_scripts"
+
 
 def verdict(gate: Gate) -> tuple[list[str], str]:
     tested, result = gate.tested, gate.result
@@ -31,14 +33,24 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
             problems.append(f"{tree}: its background does not load {', '.join(missing)}, "
                             f"{'which the engines verified' if len(missing) == 1 else 'modules the engines verified'}")
     names = list(closures)
+    declared = {d.what for d in tested.gate.background_scripts}
     for other in names[1:]:
         base = names[0]
-        if closures[other] != closures[base]:
+        more, fewer = closures[other] - closures[base] - declared, closures[base] - closures[other] - declared
+        if more or fewer:
             problems.append(f"the backgrounds load different scripts: {other} loads "
-                            f"{', '.join(sorted(closures[other] - closures[base])) or 'nothing more'} and {base} "
-                            f"loads {', '.join(sorted(closures[base] - closures[other])) or 'nothing more'} "
-                            f"that the other does not")
-    scripts = sorted(next(iter(closures.values()), set()))
+                            f"{', '.join(sorted(more)) or 'nothing more'} and {base} loads "
+                            f"{', '.join(sorted(fewer)) or 'nothing more'} that the other does not; a per-browser "
+                            f"background declares each such script in {WAIVER} with a reason")
+    for script in sorted(declared):
+        loaders = [tree for tree in names if script in closures[tree]]
+        if closures and len(loaders) in (0, len(closures)):
+            problems.append(f"{WAIVER}: {script} is loaded by {'every' if loaders else 'no'} background "
+                            f"({', '.join(names)}): the declaration waives nothing; remove it")
+    shared = set.intersection(*closures.values()) if closures else set()
+    per_browser = "".join(f"; {tree} alone loads {', '.join(sorted(closures[tree] - shared))} (declared per browser)"
+                          for tree in names if closures[tree] - shared)
+    scripts = sorted(shared)
     loaders = [n for n, s in tested.engines.items() if s.via == "message" and result.runs[n].module_hashes]
     if not loaders:
         problems.append("no browser reported the scripts its background loaded (no engine went through the "
@@ -47,9 +59,11 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
     on_demand = (f"; {', '.join(lazy)} {'is' if len(lazy) == 1 else 'are'} imported only inside a function: "
                  f"the same in every tree, not required to load at start-up" if lazy else "")
     return problems, (f"{' and '.join(names)} backgrounds load the same {len(scripts)} scripts ({', '.join(scripts)}), "
-                      f"the verified modules among them; {', '.join(loaders)} loaded exactly these bytes{on_demand}")
+                      f"the verified modules among them{per_browser}; {', '.join(loaders)} loaded exactly these "
+                      f"bytes{on_demand}")
 
 
 CHECK = Spec("background",
-             "backgrounds that load different scripts per tree, leave out a verified module, or loaded "
-             "bytes other than the verified ones", "[tool.extparity.gate].messages", verdict, needs=(ENGINES,))
+             "backgrounds that load different scripts per tree (unless declared in `background_scripts`), leave "
+             "out a verified module, or loaded bytes other than the verified ones; a stale declaration",
+             "[tool.extparity.gate].messages, background_scripts", verdict, needs=(ENGINES,))
