@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ..project import globs
 from ..project.hashing import sha256_hex
 from ..project.manifest import MANIFEST, load_manifest
 from .linker import LinkError, import_closure, normalize_path, uses_module_syntax
@@ -43,9 +44,11 @@ def tree_sha256(tree: Path) -> str:
 
 
 def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[str]:
-    """Every file but manifest.json and the named glue is in every tree, byte for byte."""
-    exempt = {MANIFEST, *glue}
-    files = {name: tree_files(tree) - exempt for name, tree in trees.items()}
+    """Every file but manifest.json and the glue (paths or glob patterns) is in every tree, byte
+    for byte."""
+    glue = tuple(glue)
+    files = {name: {rel for rel in tree_files(tree) if rel != MANIFEST and not globs.covered(rel, glue)}
+             for name, tree in trees.items()}
     names = list(trees)
     problems = []
     for rel in sorted(set().union(*files.values())):

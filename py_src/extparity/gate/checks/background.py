@@ -4,6 +4,7 @@ pointed at a second, laxer parser copy passed every module engine before this ch
 
 from __future__ import annotations
 
+from ...project import globs
 from ...subject import tree_checks
 from ...subject.linker import LinkError
 from ..context import Gate
@@ -33,21 +34,27 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
             problems.append(f"{tree}: its background does not load {', '.join(missing)}, "
                             f"{'which the engines verified' if len(missing) == 1 else 'modules the engines verified'}")
     names = list(closures)
-    declared = {d.what for d in tested.gate.background_scripts}
+    declared = [d.what for d in tested.gate.background_scripts]  # paths or glob patterns
+
+    def undeclared(scripts: set[str]) -> set[str]:
+        return {script for script in scripts if not globs.covered(script, declared)}
+
     for other in names[1:]:
         base = names[0]
-        more, fewer = closures[other] - closures[base] - declared, closures[base] - closures[other] - declared
+        more, fewer = undeclared(closures[other] - closures[base]), undeclared(closures[base] - closures[other])
         if more or fewer:
             problems.append(f"the backgrounds load different scripts: {other} loads "
                             f"{', '.join(sorted(more)) or 'nothing more'} and {base} loads "
                             f"{', '.join(sorted(fewer)) or 'nothing more'} that the other does not; a per-browser "
                             f"background declares each such script in {WAIVER} with a reason")
-    for script in sorted(declared):
-        loaders = [tree for tree in names if script in closures[tree]]
-        if closures and len(loaders) in (0, len(closures)):
-            problems.append(f"{WAIVER}: {script} is loaded by {'every' if loaders else 'no'} background "
-                            f"({', '.join(names)}): the declaration waives nothing; remove it")
     shared = set.intersection(*closures.values()) if closures else set()
+    loaded = set().union(*closures.values())
+    for script, found in globs.expand(declared, loaded - shared).items():
+        if closures and not found:
+            what = ("matches no script that only some backgrounds load" if globs.is_pattern(script) else
+                    f"is loaded by {'every' if script in shared else 'no'} background")
+            problems.append(f"{WAIVER}: {script} {what} ({', '.join(names)}): the declaration waives nothing; "
+                            f"remove it")
     per_browser = "".join(f"; {tree} alone loads {', '.join(sorted(closures[tree] - shared))} (declared per browser)"
                           for tree in names if closures[tree] - shared)
     scripts = sorted(shared)
