@@ -293,9 +293,12 @@ def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fu
     assert outcome.failing() == {"fuzz"}, outcome.out
     line = outcome.reason("fuzz")
     match = re.fullmatch(r"fuzz-0-\d+ \((\w+), parse\): quickjs-chrome diverges; minimised from (\d+) to (\d+) units; "
-                         r"as a corpus line: (\{.*\})", line)
+                         r"input (\".{1,199}… \([0-9,]+ more characters\)); the whole case, as a corpus line, is "
+                         r"in out/fuzz/gate-0.jsonl", line)
     assert match, line
-    case = json.loads(match.group(4))
+    (case,) = map(json.loads, (tmp_path / "out/fuzz/gate-0.jsonl").read_text().splitlines())
+    assert match.group(4).startswith(json.dumps(case["input"])[:150]), "the line shows the saved input, shortened"
+    assert "FAILED:" not in outcome.err and "gate-0.jsonl" not in outcome.err, "the one finding is printed once"
     assert BAND[0] <= len(case["input"]) < BAND[1] and case["fn"] == "parse" and case["expect"] == "reference"
     assert json.loads(parse_tool_calls_canonical(case["input"], case["allowed"]))["rejected"], \
         "the reference rejects a call in the found text, which the planted rule lets run"
