@@ -118,6 +118,9 @@ def test_two_gate_runs_give_byte_identical_artifacts_and_reports(twice):
     assert (copy.root / "first.json").read_bytes() == (copy.root / "second.json").read_bytes()
     assert copy.dist() == first_dist
     assert sorted(first_dist) == [f"tool-call-inspector-{VERSION}-chrome.zip", f"tool-call-inspector-{VERSION}-firefox.xpi"]
+    # A whole gate passed on them: they are a release, which a later build may not replace.
+    assert artifacts.read_record(copy.root / "dist") == {
+        name: {"sha256": hashlib.sha256(data).hexdigest(), "released": True} for name, data in first_dist.items()}
 
 
 @pytest.mark.gate
@@ -259,6 +262,51 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
         f"tool-call-inspector-{VERSION}-chrome.zip: an artifact of this name already exists with other bytes")
     assert (copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip").read_bytes() == tampered.getvalue()
     assert "all 0 cases agree" not in outcome.out
+
+
+@pytest.mark.gate
+def test_a_failed_gates_own_artifacts_are_rebuilt_and_bytes_it_did_not_write_still_fail(tmp_path):
+    """A failed gate left its zips in dist/, and after any edit the next gate failed on them ("a
+    release must not change under one version"), though no gate had passed on them. The gate's
+    record in dist/ tells its own leftovers from bytes someone put there."""
+    copy = Copy(tmp_path)
+    css = copy.tree("firefox") / "inspector.css"
+    fixed = css.read_bytes()
+    css.write_bytes(fixed.replace(b"{", b"{ ", 1))
+    failed = copy.gate(only="trees,artifacts")
+    assert failed.failing() == {"trees"}, failed.out
+    leftover = copy.dist()[f"tool-call-inspector-{VERSION}-firefox.xpi"]
+    css.write_bytes(fixed)  # the fix: the Firefox artifact's bytes change under the same version
+    rebuilt = copy.gate(only="trees,artifacts")
+    assert rebuilt.code == 0, rebuilt.out + rebuilt.err
+    assert (f"tool-call-inspector-{VERSION}-firefox.xpi (sha256 {hashlib.sha256(copy.dist()[f'tool-call-inspector-{VERSION}-firefox.xpi']).hexdigest()[:12]}, "
+            f"9 files; rebuilt over {hashlib.sha256(leftover).hexdigest()[:12]}, which a gate that did not pass "
+            f"wrote)") in rebuilt.reason("artifacts"), rebuilt.reason("artifacts")
+    # Bytes the gate did not write (someone changed its artifact after the build) still fail.
+    zip_path = copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip"
+    zip_path.write_bytes(zip_path.read_bytes() + b"\0")
+    tampered = copy.gate(only="artifacts")
+    assert tampered.failing() == {"artifacts"}
+    assert tampered.reason("artifacts").startswith(
+        f"tool-call-inspector-{VERSION}-chrome.zip: an artifact of this name already exists with other bytes")
+    assert "the gate did not write these bytes" in tampered.reason("artifacts")
+
+
+def test_an_artifact_a_whole_gate_passed_on_is_never_rebuilt(tmp_path):
+    tree = copy_shaped(tmp_path / "shaped", trees_only=True) / "chrome"
+    dist = tmp_path / "dist"
+    built, problems = artifacts.build("chrome", tree, dist / "x.zip")
+    assert problems == [] and built.replaced is None
+    (tree / "background.js").write_text((tree / "background.js").read_text() + "// an edit\n")
+    artifacts.write_record(dist, [built], released=False)  # a gate that failed wrote it: rebuilt
+    again, problems = artifacts.build("chrome", tree, dist / "x.zip", record=artifacts.read_record(dist))
+    assert problems == [] and again.replaced == built.sha256 and (dist / "x.zip").read_bytes() == again.data
+    artifacts.write_record(dist, [again], released=True)  # a whole gate passed on it: a release
+    artifacts.write_record(dist, [again], released=False)  # a later failing gate does not unrelease it
+    (tree / "background.js").write_text((tree / "background.js").read_text() + "// another\n")
+    _, problems = artifacts.build("chrome", tree, dist / "x.zip", record=artifacts.read_record(dist))
+    assert len(problems) == 1 and "(sha256" in problems[0] and "a whole gate passed on it" in problems[0], problems
+    assert (dist / "x.zip").read_bytes() == again.data
 
 
 @pytest.mark.gate
