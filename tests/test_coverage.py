@@ -82,6 +82,21 @@ def test_an_unrun_block_fails_in_one_line_naming_module_and_line():
     assert problems == ["m.js:3: no case runs this block (return 1;); " + coverage.FIX]
 
 
+def test_an_unrun_block_in_a_minified_line_is_quoted_from_its_column_and_capped():
+    """A bundle is one line thousands of characters long: every unrun block of it quoted the line's
+    first 80 characters, the same for each. Each now names its column and shows its own code, at
+    most about 200 characters, and how much more there is."""
+    minified = "const pad = " + '"' + "x" * 3000 + '";' + "function f(x) {if (x) {return 1;} return 2;}\n"
+    problems, _ = coverage.judge(project(), document(run_if_body=False, text=minified))
+    column = minified.index("return 1") + 1  # the block trimmed to its code, as in any module
+    assert problems == [f"m.js:1:{column}: no case runs this block (return 1); " + coverage.FIX]
+    long_body = minified.replace("return 1;", "g(); " * 100 + "return 1;")
+    (problem,) = coverage.judge(project(), document(run_if_body=False, text=long_body))[0]
+    quoted = problem[problem.index("(") + 1:problem.index("); add a case")]
+    assert quoted.startswith("g(); g();") and quoted.endswith(" more characters)"), quoted
+    assert len(quoted) < 230
+
+
 # The if statement of TEXT, marked beside its first line: the marker exempts lines 2-4.
 MARKED = TEXT.replace("  if (x) {\n", "  if (x) { // extparity-unreachable: a reason\n")
 # The if body's return, marked above it with a reason that goes on over a second comment line.

@@ -63,6 +63,10 @@ def _runs_the_headless_engines_green(python: Path, out: Path) -> None:
     document = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert document["ok"] is True and len(document["cases"]) > 2000
     assert set(document["engines"]) == set(HEADLESS.split(","))
+    # One version: the wheel's result and its --version say pyproject.toml's (0.1.0 in a 0.2.0 wheel once).
+    version = subprocess.run([str(python.parent / "extparity"), "--version"], capture_output=True, text=True,
+                             check=True, cwd=out, env={**os.environ, "PYTHONPATH": ""}).stdout.strip()
+    assert document["extparity"] == _project()["version"] and version == f"extparity {_project()['version']}"
 
 
 def _ships_the_harness_only_with_its_licence(python: Path) -> None:

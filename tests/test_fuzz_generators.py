@@ -162,3 +162,24 @@ def test_a_plugin_can_be_a_module_name(tmp_path, monkeypatch):
     assert list(load_plugin("fuzz_plugin_by_name", ROOT)) == ["g"]
     with pytest.raises(GeneratorError, match="no_such_module_for_fuzz: import failed: ModuleNotFoundError"):
         load_plugin("no_such_module_for_fuzz", ROOT)
+
+
+def test_an_entry_without_arguments_is_left_out_of_generation_and_said_not_a_crash():
+    """`init` writes an entry for an export that takes nothing; the generators read the first
+    argument and raised IndexError on it. Every call of such an entry is the one its corpus case
+    makes, so the campaign leaves it out and says so; with nothing else, there is nothing to do."""
+    from dataclasses import replace
+
+    from extparity.fuzz.campaign import CaseFactory, seed_cases
+    from extparity.project.config import Entry
+
+    bare = Entry(name="version", module="src/agent/json-core.js", export="canonical", args=())
+    project = replace(PROJECT, entries={**PROJECT.entries, "version": bare})
+    seeds = seed_cases(CORPUS.cases)
+    factory = CaseFactory(project, seeds, 7)
+    assert factory.without_arguments == ["version"] and factory.entry_names == ["parse", "repair"]
+    assert {factory.make(index)[0].fn for index in range(200)} == {"parse", "repair"}
+    with pytest.raises(GeneratorError, match=r"^nothing to generate: version takes no argument$"):
+        CaseFactory(replace(PROJECT, entries={"version": bare}), seeds, 7)
+    with pytest.raises(GeneratorError, match=r"^nothing to generate: version takes no argument$"):
+        CaseFactory(project, seeds, 7, entries=("version",))

@@ -118,6 +118,9 @@ def test_two_gate_runs_give_byte_identical_artifacts_and_reports(twice):
     assert (copy.root / "first.json").read_bytes() == (copy.root / "second.json").read_bytes()
     assert copy.dist() == first_dist
     assert sorted(first_dist) == [f"tool-call-inspector-{VERSION}-chrome.zip", f"tool-call-inspector-{VERSION}-firefox.xpi"]
+    # A whole gate passed on them: they are a release, which a later build may not replace.
+    assert artifacts.read_record(copy.root / "dist") == {
+        name: {"sha256": hashlib.sha256(data).hexdigest(), "released": True} for name, data in first_dist.items()}
 
 
 @pytest.mark.gate
@@ -262,6 +265,51 @@ def test_an_empty_corpus_a_drifted_byte_a_changed_version_and_a_changed_artifact
 
 
 @pytest.mark.gate
+def test_a_failed_gates_own_artifacts_are_rebuilt_and_bytes_it_did_not_write_still_fail(tmp_path):
+    """A failed gate left its zips in dist/, and after any edit the next gate failed on them ("a
+    release must not change under one version"), though no gate had passed on them. The gate's
+    record in dist/ tells its own leftovers from bytes someone put there."""
+    copy = Copy(tmp_path)
+    css = copy.tree("firefox") / "inspector.css"
+    fixed = css.read_bytes()
+    css.write_bytes(fixed.replace(b"{", b"{ ", 1))
+    failed = copy.gate(only="trees,artifacts")
+    assert failed.failing() == {"trees"}, failed.out
+    leftover = copy.dist()[f"tool-call-inspector-{VERSION}-firefox.xpi"]
+    css.write_bytes(fixed)  # the fix: the Firefox artifact's bytes change under the same version
+    rebuilt = copy.gate(only="trees,artifacts")
+    assert rebuilt.code == 0, rebuilt.out + rebuilt.err
+    assert (f"tool-call-inspector-{VERSION}-firefox.xpi (sha256 {hashlib.sha256(copy.dist()[f'tool-call-inspector-{VERSION}-firefox.xpi']).hexdigest()[:12]}, "
+            f"9 files; rebuilt over {hashlib.sha256(leftover).hexdigest()[:12]}, which a gate that did not pass "
+            f"wrote)") in rebuilt.reason("artifacts"), rebuilt.reason("artifacts")
+    # Bytes the gate did not write (someone changed its artifact after the build) still fail.
+    zip_path = copy.root / "dist" / f"tool-call-inspector-{VERSION}-chrome.zip"
+    zip_path.write_bytes(zip_path.read_bytes() + b"\0")
+    tampered = copy.gate(only="artifacts")
+    assert tampered.failing() == {"artifacts"}
+    assert tampered.reason("artifacts").startswith(
+        f"tool-call-inspector-{VERSION}-chrome.zip: an artifact of this name already exists with other bytes")
+    assert "the gate did not write these bytes" in tampered.reason("artifacts")
+
+
+def test_an_artifact_a_whole_gate_passed_on_is_never_rebuilt(tmp_path):
+    tree = copy_shaped(tmp_path / "shaped", trees_only=True) / "chrome"
+    dist = tmp_path / "dist"
+    built, problems = artifacts.build("chrome", tree, dist / "x.zip")
+    assert problems == [] and built.replaced is None
+    (tree / "background.js").write_text((tree / "background.js").read_text() + "// an edit\n")
+    artifacts.write_record(dist, [built], released=False)  # a gate that failed wrote it: rebuilt
+    again, problems = artifacts.build("chrome", tree, dist / "x.zip", record=artifacts.read_record(dist))
+    assert problems == [] and again.replaced == built.sha256 and (dist / "x.zip").read_bytes() == again.data
+    artifacts.write_record(dist, [again], released=True)  # a whole gate passed on it: a release
+    artifacts.write_record(dist, [again], released=False)  # a later failing gate does not unrelease it
+    (tree / "background.js").write_text((tree / "background.js").read_text() + "// another\n")
+    _, problems = artifacts.build("chrome", tree, dist / "x.zip", record=artifacts.read_record(dist))
+    assert len(problems) == 1 and "(sha256" in problems[0] and "a whole gate passed on it" in problems[0], problems
+    assert (dist / "x.zip").read_bytes() == again.data
+
+
+@pytest.mark.gate
 def test_a_gate_without_browser_engines_cannot_pass_on_headless_engines_alone(tmp_path):
     outcome = Copy(tmp_path, engines=("python", "quickjs-chrome")).gate(only="policy,web-ext lint,entry points,background,coverage")
     assert outcome.code == 1
@@ -293,9 +341,12 @@ def test_a_rule_for_a_band_of_lengths_no_case_has_passes_parity_and_fails_the_fu
     assert outcome.failing() == {"fuzz"}, outcome.out
     line = outcome.reason("fuzz")
     match = re.fullmatch(r"fuzz-0-\d+ \((\w+), parse\): quickjs-chrome diverges; minimised from (\d+) to (\d+) units; "
-                         r"as a corpus line: (\{.*\})", line)
+                         r"input (\".{1,199}… \([0-9,]+ more characters\)); the whole case, as a corpus line, is "
+                         r"in out/fuzz/gate-0.jsonl", line)
     assert match, line
-    case = json.loads(match.group(4))
+    (case,) = map(json.loads, (tmp_path / "out/fuzz/gate-0.jsonl").read_text().splitlines())
+    assert match.group(4).startswith(json.dumps(case["input"])[:150]), "the line shows the saved input, shortened"
+    assert "FAILED:" not in outcome.err and "gate-0.jsonl" not in outcome.err, "the one finding is printed once"
     assert BAND[0] <= len(case["input"]) < BAND[1] and case["fn"] == "parse" and case["expect"] == "reference"
     assert json.loads(parse_tool_calls_canonical(case["input"], case["allowed"]))["rejected"], \
         "the reference rejects a call in the found text, which the planted rule lets run"
@@ -384,6 +435,40 @@ def test_a_web_ext_that_is_not_installed_fails_instead_of_skipping(tmp_path):
 
     result = Lint(str(tmp_path / "no-web-ext"), tmp_path, ()).result()
     assert not result.ok and result.line.startswith(f"web-ext not found ({tmp_path / 'no-web-ext'})")
+
+
+@pytest.mark.parametrize("configured", [None, ".tools/node_modules/.bin/web-ext", "vendor/node_modules/.bin/web-ext"])
+def test_the_web_ext_advice_works_as_given(tmp_path, configured):
+    """What the missing-web-ext line says to run and to write is all it takes: npm's command goes
+    under the prefix, never on PATH, so the advice names the config line too (the README's
+    install line alone left the gate failing). npm itself is stood in for by a link to this
+    checkout's web-ext where the advised command puts it."""
+    from extparity.project.config import load_project
+    from extparity.subject.weblint import Lint, install_advice
+
+    table = {"corpus": [], "trees": {"chrome": "chrome"},
+             "entries": {"f": {"module": "f.js", "export": "f", "args": []}}}
+    if configured:
+        table["gate"] = {"web_ext": {"command": configured}}
+    (tmp_path / "chrome").mkdir()
+    write_pyproject(tmp_path / "pyproject.toml", table)
+    project = load_project(tmp_path / "pyproject.toml")
+    advice = install_advice(project.gate.web_ext, project.root, project.path)
+    assert Lint(project.gate.web_ext or "web-ext", tmp_path, (), advice).result().line == advice
+    prefix = re.search(r"`npm install --prefix (\S+) web-ext@10.7.0`", advice)
+    assert prefix and f"in {tmp_path}" in advice, advice
+    installed = tmp_path / prefix[1] / "node_modules/.bin/web-ext"
+    installed.parent.mkdir(parents=True)
+    installed.symlink_to(ROOT / ".tools/node_modules/.bin/web-ext")
+    if not configured:  # the advice's config line, written as given
+        line = re.search(r"add `(web_ext = .*?)` to \[tool.extparity.gate\]", advice)
+        assert line, advice
+        (tmp_path / "pyproject.toml").write_text((tmp_path / "pyproject.toml").read_text()
+                                                  + f"\n[tool.extparity.gate]\n{line[1]}\n")
+        project = load_project(tmp_path / "pyproject.toml")
+    lint = Lint(project.gate.web_ext, tmp_path, (), "")
+    lint.stop()
+    assert lint.process is not None and lint.error is None
 
 
 # ------------------------------------------------------------------ honest artifacts: what ships is what the tree says
@@ -1186,6 +1271,34 @@ def test_a_firefox_background_that_adds_a_script_it_names_at_run_time_fails_back
                         r"does not load", outcome.reason("background")), outcome.reason("background")
 
 
+@pytest.mark.gate
+@pytest.mark.browser
+def test_a_per_browser_background_is_declared_with_a_reason_and_a_stale_declaration_fails(tmp_path):
+    """webbrain's Firefox background loads a script of its own that Chromium's service worker does
+    not: the background check demanded one script set in both trees, and nothing waived it. The
+    difference is declared now, with a reason; undeclared it fails naming the key, and a
+    declaration that matches nothing fails as stale."""
+    copy = Copy(tmp_path, engines=("python", "chromium", "firefox"), glue_scripts=glue("compat.js"),
+                background_scripts=[{"script": "sw-only.js", "reason": "written by test_gate"}])
+    copy.write("compat.js", "globalThis.extparityCompat = true;\n")
+    copy.edit_json(copy.tree("firefox") / "manifest.json",
+                   lambda m: m["background"].update(scripts=["compat.js", *m["background"]["scripts"]]))
+    outcome = copy.gate(only="background")
+    assert outcome.code == 1 and outcome.failing() == {"background"}, outcome.out
+    assert outcome.problems("background") == [
+        "the backgrounds load different scripts: firefox loads compat.js and chrome loads nothing more that the other "
+        "does not; a per-browser background declares each such script in [tool.extparity.gate].background_scripts "
+        "with a reason",
+        "[tool.extparity.gate].background_scripts: sw-only.js is loaded by no background (chrome, firefox): the "
+        "declaration waives nothing; remove it"]
+    copy.reconfigure(lambda table: table["gate"].update(
+        background_scripts=[{"script": "compat.js", "reason": "Firefox's background shims an API Chromium has"}]))
+    outcome = copy.gate(only="background")
+    assert outcome.code == 0, outcome.out + outcome.err
+    assert "the verified modules among them; firefox alone loads compat.js (declared per browser); " \
+        in outcome.reason("background"), outcome.reason("background")
+
+
 RUN_TIME_NAME = ("a script no manifest entry, page or import names (a name built at run time): the scripts check "
                  "never saw it")
 
@@ -1209,6 +1322,24 @@ def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp
     tree = {"chromium": "chrome", "firefox": "firefox"}
     assert outcome.problems("page scripts") == [
         f"{tree[browser]}/inspector.html ran helper.txt in {browser}, {RUN_TIME_NAME}" for browser in browsers]
+
+
+@pytest.mark.gate
+@pytest.mark.browser
+def test_a_page_without_a_charset_is_named_as_the_cause_not_as_two_hashes(tmp_path):
+    """webbrain's popup declares no charset, so Chromium decodes its UTF-8 script as windows-1252:
+    the bytes on disk are the tree's, the text that ran is not. The check said two differing
+    hashes, which reads like tampering; it names the cause and the fix instead."""
+    copy = Copy(tmp_path, engines=("python", "chromium"), glue_scripts=glue("banner.js"))
+    # A classic script: a module script is UTF-8 whatever its page says.
+    copy.edit("inspector.html", '  <meta charset="utf-8">\n', '  <script src="banner.js"></script>\n')
+    copy.write("banner.js", '// the page\'s title\ndocument.title = "Tool Call Inspector \u2013 caf\u00e9";\n')
+    outcome = copy.gate(only="page scripts")
+    assert outcome.code == 1
+    assert outcome.problems("page scripts") == [
+        "chrome/inspector.html ran banner.js in chromium decoded as windows-1252, not UTF-8, since inspector.html "
+        "declares no charset: its non-ASCII text (first at banner.js:2) runs as other characters than the "
+        "tree's; add <meta charset=\"utf-8\"> to inspector.html's <head>"]
 
 
 # ------------------------------------------------------------------ coverage

@@ -309,3 +309,25 @@ def test_stats_exits_1_and_says_so_when_the_corpus_has_problems(tmp_path, config
     assert code == 1
     assert "1 corpus problems" in out
     assert out.strip().splitlines()[-1] == "total 1"
+
+
+def test_a_typo_in_an_entrys_args_is_one_line_naming_the_key_not_two_per_case(tmp_path, capsys):
+    """`args = ["input", "alowed"]` against the bundled corpus: every parse line lacks `alowed`
+    and carries `allowed`, which once made two lines per case (168 for 84 cases)."""
+    parse = bundled_table()["entries"]["parse"]
+    config = write_config(tmp_path / "pyproject.toml", corpus=[str(ROOT / "fixtures")], known_deviations=None,
+                          **{"entries.parse": {**parse, "args": ["input", "alowed"]}})
+    assert cli.main(["--config", str(config), "corpus", "lint"]) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    lines = sum(1 for path in (ROOT / "fixtures").rglob("*.jsonl") for line in path.read_text().splitlines()
+                if '"fn": "parse"' in line)
+    assert out[0] == (f"[tool.extparity.entries.parse].args: 'alowed' is in no line of parse ({lines} lines); they "
+                      f"carry 'allowed', which args does not name: a typo in args?"), out[:3]
+    assert len(out) == 2 and out[1].endswith("1 problem"), out[:4]
+
+
+def test_an_argument_some_lines_carry_is_still_reported_line_by_line(tmp_path):
+    root = make_corpus(tmp_path / "c", {"parse/a.jsonl": [good("one"), good("two", allowed=..., alowed=["x"])]})
+    problems = [str(problem) for problem in load_corpus([root], tmp_path).problems]
+    assert problems == ["c/parse/a.jsonl:2: field 'alowed': unknown field for parse (its arguments are input, allowed)",
+                        "c/parse/a.jsonl:2: field 'allowed': required: argument of parse"], problems

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from extparity import api
+from extparity.gate import artifacts
 from extparity.project.config import load_project
 from extparity.project.kinds import engine_class
 from toolcalls import parse_tool_calls_canonical, repair_arguments_canonical
@@ -143,7 +144,9 @@ class Copy:
         return Outcome(code, out, err, json.loads(path.read_text()) if path.is_file() else None)
 
     def dist(self) -> dict[str, bytes]:
-        return {p.name: p.read_bytes() for p in sorted((self.root / "dist").iterdir()) if p.is_file()}
+        """The artifacts in dist/ (not the gate's record of what it wrote there)."""
+        return {p.name: p.read_bytes() for p in sorted((self.root / "dist").iterdir())
+                if p.is_file() and p.name != artifacts.RECORD}
 
 
 def only_check(project, name: str, **options):

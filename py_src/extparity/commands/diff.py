@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import api
 from ..corpus.cases import PARITY_ONLY, Case
 from ..project.config import load_project
+from ..project.words import shortened
 from ..reports.progress import Progress
 from ..results import verdict_diff
 from ..results.read import judged_against, verdicts
@@ -195,8 +196,7 @@ def _many(document: dict, result, left: str | None) -> int:
 
 
 def _one_line(args: dict) -> str:
-    text = " ".join(f"{name}={value!r}" for name, value in args.items())
-    return text if len(text) <= 100 else text[:97] + "..."
+    return shortened(" ".join(f"{name}={value!r}" for name, value in args.items()), 100)
 
 
 def _read(path: str) -> bytes:

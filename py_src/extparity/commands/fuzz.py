@@ -8,8 +8,7 @@ import random
 from pathlib import Path
 
 from .. import api
-from ..fuzz.campaign import (FUZZ_TAG, Campaign, CaseFactory, FuzzOptions, corpus_lines, findings_path,
-                             seed_cases)
+from ..fuzz.campaign import Campaign, CaseFactory, FuzzOptions, findings_path, save_findings, seed_cases
 from ..engines.base import EngineStartError
 from ..fuzz.generators import GeneratorError
 from ..fuzz.guided import GuidedFactory, guided_factory
@@ -17,9 +16,6 @@ from ..fuzz.quirks import known_cases
 from ..project.config import load_project
 from ..run.parity import select_engines
 from .common import UsageError, add_corpus_option, check_output, controller, print_failures, stderr, write
-
-FUZZ_TAG_TEXT = "found by `extparity fuzz` and minimised; the case asserts that every engine agrees"
-
 
 def add_parser(commands) -> None:
     parser = commands.add_parser("fuzz", help="differential fuzzing: generated cases through every engine")
@@ -77,7 +73,8 @@ def main(args) -> int:
         raise UsageError(str(error)) from None
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
            + "; ".join(f"{entry}: {', '.join(name for name, _ in factory.generators[entry])}"
-                       for entry in factory.entry_names))
+                       for entry in factory.entry_names)
+           + "".join(f"; {entry}: takes no argument, nothing to generate" for entry in unguided.without_arguments))
     if isinstance(factory, GuidedFactory):
         stderr(f"fuzz: guided by the Python reference's arcs ({factory.corpus_arcs} reached by the corpus), "
                f"splicing {len(factory.literals)} literals of the verified modules")
@@ -86,10 +83,12 @@ def main(args) -> int:
     def keep(finding) -> None:
         found.append(finding)
         stderr(f"FOUND {finding.line()}")
-        error = write(target, corpus_lines(found))
-        if not (out / "tags.json").exists():  # so that `extparity run --corpus DIR` loads the folder
-            error = error or write(out / "tags.json", json.dumps({FUZZ_TAG: FUZZ_TAG_TEXT}, indent=1) + "\n")
-        stderr(f"  {error}" if error else f"  written to {target}")
+        try:
+            save_findings(target, found)
+        except OSError as error:
+            stderr(f"  cannot write {target}: {error.strerror or error}")
+            return
+        stderr(f"  written to {target}")
 
     campaign = Campaign(project, engines, factory, options, controller(), on_finding=keep, log=stderr,
                         known=known_cases(project, corpus.cases))

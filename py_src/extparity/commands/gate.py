@@ -100,9 +100,12 @@ def main(args) -> int:
     ) if e]
     stderr("gate: " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in gate.timings.items()))
     failed = [c for c in gate.checks if not c.ok]
-    if failed:
+    # A check's line says its first problem; stderr lists every problem of a line that says there
+    # are more, so a lone problem (a fuzz finding with its input) is printed once.
+    behind = [c for c in failed if len(c.problems) > 1]
+    if behind:
         stderr("\nFAILED:")
-        for failure in failed:
+        for failure in behind:
             for problem in failure.problems:
                 stderr(f"  {failure.name}: {problem}")
     print()

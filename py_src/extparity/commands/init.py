@@ -60,9 +60,17 @@ def main(args) -> int:
     if taken:
         raise UsageError(f"{config.parent / taken[0]} exists already; init writes only new files")
     table = base_table(config.parent, trees, entries)
-    gate, notes = gate_table(config, existing + table)
+    # The adapters go to disk before the gate's reading of the table, which reads them too (the
+    # purity check holds adapters to its rules): read before they existed, each was "cannot be
+    # read". They are new files (checked above), so a table that does not load takes them back.
     for rel, text in files.items():
         write_atomic(config.parent / rel, text)
+    try:
+        gate, notes = gate_table(config, existing + table)
+    except UsageError:
+        for rel in files:
+            (config.parent / rel).unlink(missing_ok=True)
+        raise
     write_atomic(config, existing + ("\n" if existing and not existing.endswith("\n\n") else "") + table + gate)
     print(f"wrote [tool.extparity] to {config}: {_count(len(entries), 'entry', 'entries')} "
           f"({', '.join(f'{name} = {e.module}:{e.name}' for name, e in entries.items())}), 4 engines")

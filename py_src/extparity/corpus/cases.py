@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from ..engines.base import WireCase
 from ..project.config import CASE_KEYS, Entry
 from ..project.errors import ConfigError
+from ..project.words import count
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 PARITY_ONLY = "reference"  # `"expect": "reference"`: the case asserts agreement, not a value
@@ -63,6 +64,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
+        if not where:  # about the config's reading of the corpus as a whole: the message names the key
+            return self.message
         return f"{where}: field {self.field!r}: {self.message}" if self.field else f"{where}: {self.message}"
 
 
@@ -103,6 +106,7 @@ def load_corpus(paths, entries: Mapping[str, Entry], base: Path | None = None) -
     corpus = Corpus()
     owners: dict[str, str] = {}
     unregistered: set[str] = set()  # cases of a folder whose registry is missing or unusable
+    fields: dict[tuple[str, int], tuple[str, frozenset[str]]] = {}  # (file, line) -> fn and the line's keys
     for root in map(Path, paths):
         if not root.exists():
             corpus.problems.append(Problem(_display(root, base), 0, "", "corpus path does not exist"))
@@ -115,17 +119,45 @@ def load_corpus(paths, entries: Mapping[str, Entry], base: Path | None = None) -
             shown = _display(path, base)
             corpus.files.append(shown)
             group = path.resolve().relative_to(folder.resolve()).with_suffix("").as_posix()
-            _load_file(path, shown, group, corpus, owners, entries)
+            _load_file(path, shown, group, corpus, owners, entries, fields)
         if unusable:  # one line for the registry, not one per case and tag it would have declared
             used = sorted({tag for case in corpus.cases[first:] for tag in case.tags} - set(corpus.tags))
             unregistered.update(case.id for case in corpus.cases[first:])
             uses = f"; its cases use {len(used)} tags ({', '.join(used)})" if used else ""
             corpus.problems.append(Problem(_display(registry, base), 0, "", unusable + REGISTRY_FORMAT + uses))
+    _args_unknown_to_the_corpus(corpus, entries, fields)
     for case in corpus.cases:
         for tag in case.tags:
             if tag not in corpus.tags and case.id not in unregistered:
                 corpus.problems.append(Problem(case.file, case.line, "tags", f"unknown tag {tag!r} (declare it in {TAGS_FILE})"))
     return corpus
+
+
+def _args_unknown_to_the_corpus(corpus: Corpus, entries: Mapping[str, Entry],
+                                fields: dict[tuple[str, int], tuple[str, frozenset[str]]]) -> None:
+    """An argument no line of its entry carries is the config's typo, not every line's: one
+    problem naming ``[tool.extparity.entries.NAME].args`` (and the field the lines carry instead)
+    replaces the two each line would have, the missing argument and the unknown field (a typo in
+    ``args`` printed 168 lines for 84 cases)."""
+    lines: dict[str, list[tuple[str, int]]] = {}
+    for where, (fn, _) in fields.items():
+        lines.setdefault(fn, []).append(where)
+    blamed: dict[str, set[str]] = {}  # fn -> fields whose per-line problems the config's line replaces
+    for fn, where in lines.items():
+        keys = [fields[at][1] for at in where]
+        absent = [arg for arg in entries[fn].args if not any(arg in k for k in keys)]
+        if not absent:
+            continue
+        instead = sorted(set.intersection(*(set(k) - set(CASE_KEYS) - set(entries[fn].args) for k in keys)))
+        carried = f"; they carry {', '.join(map(repr, instead))}, which args does not name" if instead else ""
+        corpus.problems.append(Problem("", 0, "", f"[tool.extparity.entries.{fn}].args: "
+                                       f"{', '.join(map(repr, absent))} is in no line of {fn} "
+                                       f"({count(len(where), 'line')}){carried}: a typo in args?"))
+        blamed[fn] = set(absent) | set(instead)
+    if blamed:
+        corpus.problems[:] = [problem for problem in corpus.problems
+                              if not (problem.line and problem.field
+                                      and problem.field in blamed.get(fields.get((problem.file, problem.line), ("",))[0], ()))]
 
 
 def _load_tags(path: Path, corpus: Corpus) -> str | None:
@@ -143,7 +175,7 @@ def _load_tags(path: Path, corpus: Corpus) -> str | None:
 
 
 def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[str, str],
-               entries: Mapping[str, Entry]) -> None:
+               entries: Mapping[str, Entry], fields: dict[tuple[str, int], tuple[str, frozenset[str]]]) -> None:
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -162,6 +194,8 @@ def _load_file(path: Path, shown: str, group: str, corpus: Corpus, owners: dict[
         except ValueError as error:
             corpus.problems.append(Problem(shown, number, "", f"not JSON: {error}"))
             continue
+        if isinstance(record, dict) and isinstance(record.get("fn"), str) and record["fn"] in entries:
+            fields[(shown, number)] = (record["fn"], frozenset(record))
         problems = check_record(record, entries)
         if problems:
             corpus.problems.extend(Problem(shown, number, key, message) for key, message in problems)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from ..project.words import shortened
+
 
 def mismatches(list_items: Mapping[str, str], expect: dict, verdict_text: str) -> list[str]:
     """Human-readable differences between `expect` and the canonical verdict (empty: it meets)."""
@@ -62,5 +64,4 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= 160 else text[:157] + "..."
+    return shortened(json.dumps(value, ensure_ascii=True), 160)

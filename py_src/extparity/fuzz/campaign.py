@@ -26,7 +26,9 @@ from ..engines.base import EngineRun
 from ..engines.driver import Controller, EngineDriver
 from ..engines.sharing import share_browsers
 from ..project.config import Project
+from ..project.atomic import write_atomic
 from ..project.kinds import build_engine
+from ..project.words import clipped
 from ..run.judge import CaseResult, judge
 from ..run.outcomes import Outcome
 from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
@@ -109,13 +111,20 @@ class CaseFactory:
                     raise GeneratorError(f"{ref}: generator {name!r} is already defined")
                 plugins[name] = generator
         known = {**BUILTIN, **plugins}
-        names = entries or tuple(project.entries)
+        for entry in entries:
+            if entry not in project.entries:
+                raise GeneratorError(f"no entry named {entry!r} (entries: {', '.join(project.entries)})")
+        # An entry without arguments has no input to vary: every call of it is the one its corpus
+        # case already makes (init writes such entries for exports that take nothing).
+        self.without_arguments = [entry for entry in entries or project.entries if not project.entries[entry].args]
+        names = [entry for entry in entries or project.entries if project.entries[entry].args]
+        if not names:
+            raise GeneratorError(f"nothing to generate: {', '.join(self.without_arguments)} "
+                                 f"{'takes' if len(self.without_arguments) == 1 else 'take'} no argument")
         self.targets: dict[str, FuzzTarget] = {}
         self.generators: dict[str, list[tuple[str, Generator]]] = {}
         self.weights: dict[str, list[float]] = {}
         for entry in names:
-            if entry not in project.entries:
-                raise GeneratorError(f"no entry named {entry!r} (entries: {', '.join(project.entries)})")
             chosen = project.fuzz.generators.get(entry, tuple(BUILTIN))
             unknown = [name for name in chosen if name not in known]
             if unknown:
@@ -391,3 +400,23 @@ def corpus_line(case: Case) -> str:
 
 def findings_path(out: Path, seed: int, start: int) -> Path:
     return out / (f"fuzz-{seed}.jsonl" if start == 0 else f"fuzz-{seed}-from-{start}.jsonl")
+
+
+FUZZ_TAG_TEXT = "found by `extparity fuzz` and minimised; the case asserts that every engine agrees"
+
+
+def save_findings(target: Path, findings: list[Finding]) -> None:
+    """The minimised cases in ``target``, a corpus file whose folder `run --corpus DIR` loads (its
+    tag registry is written once). Raises OSError."""
+    write_atomic(target, corpus_lines(findings))
+    registry = target.parent / "tags.json"
+    if not registry.exists():
+        write_atomic(registry, json.dumps({FUZZ_TAG: FUZZ_TAG_TEXT}, indent=1) + "\n")
+
+
+def repro_line(finding: Finding, saved: str) -> str:
+    """A finding as one line of a report: its cells and its input shortened; the whole case is in
+    ``saved`` (a minimised input can still be thousands of characters: printed whole, twice, it
+    was 6,000-character lines)."""
+    shown = clipped(json.dumps(finding.minimised.input, ensure_ascii=True))
+    return f"{finding.line()}; input {shown}; the whole case, as a corpus line, is in {saved}"

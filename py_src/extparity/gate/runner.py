@@ -132,6 +132,8 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
         shutil.rmtree(unpacked_root, ignore_errors=True)
     selected = {spec.name for spec in checks}
     not_run = [spec.name for spec in all_checks() if spec.name not in selected]
+    if not not_run and all(c.ok for c in results):  # a release's verdict: what it packed is released
+        packing.write_record(project.gate.dist, gate.built, released=True)
     return GateResult(results, not_run, gate.result, gate.tested, gate.built, gate.lint, gate.policy, gate.coverage,
                       timings)
 
@@ -140,6 +142,7 @@ def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_ro
     """One artifact per tree in dist/, each unpacked for the engines; and what went wrong."""
     base = _release_name(project)
     built, problems, unpacked = [], [], {}
+    record = packing.read_record(project.gate.dist)
     for name, tree in project.trees.items():
         manifest, _ = tree_checks.load_manifest(name, tree)
         version = (manifest or {}).get("version")
@@ -147,7 +150,7 @@ def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_ro
         path = project.gate.dist / packing.artifact_name(base, version if isinstance(version, str) else None, name, suffix)
         refused = shipped_files.tree_problems(name, tree)
         try:
-            artifact, found = packing.build(name, tree, path, write=not refused)
+            artifact, found = packing.build(name, tree, path, write=not refused, record=record)
             unpacked[name] = packing.unpack(artifact.data, unpacked_root / name)
         except (OSError, ValueError) as exc:
             problems.append(f"{name}: cannot build {path.name}: {exc}")
@@ -159,7 +162,9 @@ def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_ro
         built.append(artifact)
         problems += shipped_files.entry_problems(path.name, artifact.data if found else path.read_bytes(), tree,
                                                  unpacked[name])
-    problems += shipped_files.stray_files(project.gate.dist, [a.path for a in built], unpacked_root)
+    problems += shipped_files.stray_files(project.gate.dist, [a.path for a in built], unpacked_root, packing.RECORD)
+    # Written now, not when the gate ends: a gate stopped half-way leaves artifacts it can rebuild.
+    packing.write_record(project.gate.dist, built, released=False)
     return built, problems, unpacked
 
 

@@ -120,12 +120,13 @@ def _regular_files(folder: Path) -> dict[str, Path]:
     return found
 
 
-def stray_files(dist: Path, built: Iterable[Path], working: Path) -> list[str]:
+def stray_files(dist: Path, built: Iterable[Path], working: Path, record: str = "") -> list[str]:
     """Files in ``dist/`` that this gate run did not build (``working``, the engines' unpacked
-    copies, is the gate's own and removed afterwards)."""
+    copies, is the gate's own and removed afterwards; ``record``, the gate's record of what it
+    built, is its own too)."""
     if not Path(dist).is_dir():
         return []
-    keep = {Path(p).resolve() for p in built}
+    keep = {Path(p).resolve() for p in built} | ({(Path(dist) / record).resolve()} if record else set())
     problems = []
     for base, dirs, files in os.walk(dist, followlinks=False):
         dirs[:] = sorted(d for d in dirs if (Path(base) / d).resolve() != Path(working).resolve())

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..project.config import Project
+from ..project.words import shortened
 from ..subject import tree_checks
 from ..subject.linker import LinkError, import_closure, normalize_path
 from .checks.scripts import shipped_scripts
@@ -97,7 +98,7 @@ def suggest(project: Project) -> Suggestion:
         if len(present) == len(manifests) and len(set(values.values())) == 1:
             continue
         difference = (f"only in {', '.join(present)}" if len(present) < len(manifests)
-                      else "differs: " + ", ".join(f"{name} {_short(value)}" for name, value in values.items()))
+                      else "differs: " + ", ".join(f"{name} {shortened(value, 70)}" for name, value in values.items()))
         found.manifest_keys.append((key, f"{difference}; {KEY_REASONS.get(key, 'not a key browsers are known to differ in: check it')}"))
     found.glue_scripts = _glue_scripts(project)
     return found
@@ -173,5 +174,3 @@ def _whose(trees: list[str], what: str, does: str) -> str:
     return f"the {' and '.join(trees)} {what}s {does.removesuffix('es') if does.endswith('hes') else does[:-1]} it"
 
 
-def _short(text: str, limit: int = 70) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -29,7 +29,7 @@ from .manifest import load_manifest
 
 # Policy exceptions of the gate: [tool.extparity.gate].KEY = [{FIELD = "...", PLACE = "...", reason = "..."}]
 DECLARED = {"purity": ("identifier", "module"), "glue_scripts": ("script", None), "imports": ("export", "script"),
-            "surfaces": ("surface", "script")}
+            "surfaces": ("surface", "script"), "background_scripts": ("script", None)}
 MESSAGE_SUFFIX = "-background"
 CONTENT_SUFFIX = "-content"
 # Keys that were once known: an old config that uses one learns where it went.
@@ -99,6 +99,7 @@ class GateConfig:
     glue_scripts: tuple[Declared, ...] = ()  # shipped scripts outside the verified graph, each with a reason
     imports: tuple[Declared, ...] = ()  # non-entry exports of verified modules a script may import after all
     surfaces: tuple[Declared, ...] = ()  # messaging surfaces open on purpose
+    background_scripts: tuple[Declared, ...] = ()  # scripts some trees' backgrounds load and others' not
     # the second environments the engines run the corpus in again (``environments``)
     environments: tuple[Environment, ...] = DEFAULT_ENVIRONMENTS
     reference_branch_floor: float = 0.0  # percent of the reference's branches the corpus must run

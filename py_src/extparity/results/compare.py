@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..corpus.deviations import Deviation
+from ..project.words import shortened
 from .read import engine_names, verdicts
 
 NOW_EXECUTES = "now-executes"
@@ -101,9 +102,9 @@ def explain(old_text: str, new_text: str, entry: Mapping[str, Any]) -> list[tupl
     try:
         old, new = json.loads(old_text), json.loads(new_text)
     except ValueError:
-        return [(CHANGED_VERDICT, f"{_clip(old_text)} -> {_clip(new_text)}")]
+        return [(CHANGED_VERDICT, f"{shortened(old_text, 120)} -> {shortened(new_text, 120)}")]
     if not (isinstance(old, dict) and isinstance(new, dict)):
-        return [(CHANGED_VERDICT, f"{_clip(old_text)} -> {_clip(new_text)}")]
+        return [(CHANGED_VERDICT, f"{shortened(old_text, 120)} -> {shortened(new_text, 120)}")]
     items: dict[str, str] = dict(entry.get("items") or {})
     executes = entry.get("executes")
     found: list[tuple[str, str]] = []
@@ -169,11 +170,7 @@ def _label(key: tuple[str, int]) -> str:
 
 
 def _short(value: Any) -> str:
-    return _clip(json.dumps(value, ensure_ascii=True, sort_keys=True))
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return shortened(json.dumps(value, ensure_ascii=True, sort_keys=True), 120)
 
 
 def change_lines(changes: list[Change]) -> list[str]:

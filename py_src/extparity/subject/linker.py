@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..project.hashing import sha256_hex
+from ..project.words import quote
 
 REGISTRY = "globalThis.__extparity_linked"
 PRELUDE = f"{REGISTRY} = {REGISTRY} || Object.create(null);"
@@ -265,7 +266,7 @@ def _string_value(node, source: bytes, where: str) -> str:
         raise LinkError(f"{where}: expected a string specifier")
     fragments = [c for c in node.children if c.type not in ('"', "'")]
     if any(c.type != "string_fragment" for c in fragments):
-        raise LinkError(f"{where}: specifiers with escapes are not supported: {_text(node, source)}")
+        raise LinkError(f"{where}: specifiers with escapes are not supported: {quote(_text(node, source))}")
     return "".join(_text(c, source) for c in fragments)
 
 
@@ -332,7 +333,7 @@ def _dependencies(path: str, tree, source: bytes, *, lazy: bool = True) -> list[
     if root.has_error:
         bad = next(n for n in walk(root) if n.type == "ERROR" or n.is_missing)
         raise LinkError(f"{path}:{_line(bad)}:{bad.start_point[1] + 1}: cannot parse this module here "
-                        f"(tree-sitter JavaScript grammar): {_text(bad, source)[:80]!r}")
+                        f"(tree-sitter JavaScript grammar): {quote(_text(bad, source))!r}")
     for node in walk(root):
         where = f"{path}:{_line(node)}"
         if node.type in ("import_statement", "export_statement") and node.child_by_field_name("source"):
@@ -342,7 +343,7 @@ def _dependencies(path: str, tree, source: bytes, *, lazy: bool = True) -> list[
                 continue
             arguments = [c for c in node.child_by_field_name("arguments").named_children]
             if len(arguments) != 1 or arguments[0].type != "string":
-                raise LinkError(f"{where}: import() with a computed specifier cannot be linked: {_text(node, source)[:80]}")
+                raise LinkError(f"{where}: import() with a computed specifier cannot be linked: {quote(_text(node, source))}")
             found.append(_resolve(path, _string_value(arguments[0], source, where), where))
     return list(dict.fromkeys(found))
 
@@ -440,7 +441,7 @@ def _rewrite_import(node, source, where, target_of, needs) -> str:
                 names.append(f"{json.dumps(name)}: {local}")
             parts.append(f"{{ {', '.join(names)} }} = {registry}")
         else:
-            raise LinkError(f"{where}: unsupported import form: {_text(node, source)[:120]}")
+            raise LinkError(f"{where}: unsupported import form: {quote(_text(node, source))}")
     return f"const {', '.join(parts)};"
 
 
@@ -460,7 +461,7 @@ def _rewrite_export(node, source, where, edits, export, star, target_of, needs) 
                     continue
                 name = declarator.child_by_field_name("name")
                 if name.type != "identifier":
-                    raise LinkError(f"{where}: destructuring exports are not supported: {_text(declarator, source)[:80]}")
+                    raise LinkError(f"{where}: destructuring exports are not supported: {quote(_text(declarator, source))}")
                 export(_text(name, source), _text(name, source), where)
             edits.replace(node.start_byte, declaration.start_byte, "")
         elif is_default and name_node is None:  # export default function () {} / class {}

@@ -17,8 +17,10 @@ from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ..project import globs
 from ..project.hashing import sha256_hex
 from ..project.manifest import MANIFEST, load_manifest
+from ..project.words import shortened
 from .linker import LinkError, import_closure, normalize_path, uses_module_syntax
 
 ACTIONS = ("action", "browser_action", "page_action")
@@ -43,9 +45,11 @@ def tree_sha256(tree: Path) -> str:
 
 
 def compare_trees(trees: Mapping[str, Path], glue: Iterable[str] = ()) -> list[str]:
-    """Every file but manifest.json and the named glue is in every tree, byte for byte."""
-    exempt = {MANIFEST, *glue}
-    files = {name: tree_files(tree) - exempt for name, tree in trees.items()}
+    """Every file but manifest.json and the glue (paths or glob patterns) is in every tree, byte
+    for byte."""
+    glue = tuple(glue)
+    files = {name: {rel for rel in tree_files(tree) if rel != MANIFEST and not globs.covered(rel, glue)}
+             for name, tree in trees.items()}
     names = list(trees)
     problems = []
     for rel in sorted(set().union(*files.values())):
@@ -74,13 +78,9 @@ def compare_manifests(manifests: Mapping[str, dict], allowed: Iterable[str] = ()
             continue
         values = {name: json.dumps(manifests[name][key], sort_keys=True) for name in names}
         if len(set(values.values())) > 1:
-            shown = ", ".join(f"{name}={_short(value)}" for name, value in values.items())
+            shown = ", ".join(f"{name}={shortened(value, 60)}" for name, value in values.items())
             problems.append(f"{MANIFEST} key {key!r} differs: {shown}")
     return problems
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _obj(value: object) -> dict:

@@ -19,6 +19,8 @@ from pathlib import Path
 from ..project.words import count
 
 TIMEOUT_S = 180.0
+VERSION = "10.7.0"  # the release the suite runs (the Makefile's, the README's install line)
+BIN = "node_modules/.bin/web-ext"  # where `npm install --prefix DIR` puts the command, under DIR
 
 
 @dataclass
@@ -32,15 +34,14 @@ class LintResult:
 class Lint:
     """One ``web-ext lint`` of one folder, started now and read by ``result()``."""
 
-    def __init__(self, command: str, source_dir: Path, allow: tuple[str, ...]) -> None:
+    def __init__(self, command: str, source_dir: Path, allow: tuple[str, ...], missing: str = "") -> None:
+        """``missing``: what to do when the command is not found (``install_advice``)."""
         self.command, self.source_dir, self.allow = command, source_dir, allow
         self.error: str | None = None
         self.process: subprocess.Popen | None = None
         executable = shutil.which(command)
         if executable is None:
-            self.error = (f"web-ext not found ({command}); install Mozilla's linter with "
-                          f"`npm install --prefix .tools web-ext@10` (make setup does) or set "
-                          f"[tool.extparity.gate].web_ext.command")
+            self.error = missing or f"web-ext not found ({command})"
             return
         env = {**os.environ, "NO_UPDATE_NOTIFIER": "1", "NODE_NO_WARNINGS": "1"}
         self.process = subprocess.Popen(
@@ -71,6 +72,23 @@ class Lint:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.communicate()
+
+
+def install_advice(configured: str | None, root: Path, config: Path) -> str:
+    """What to run so that the gate finds web-ext, as given: the npm line and the config line
+    that points at what it installs (npm puts the command under the prefix, never on PATH), or
+    for a configured command, the install that creates it."""
+    if configured is None:
+        return (f"web-ext not found on PATH; in {root} run `npm install --prefix .tools web-ext@{VERSION}` and add "
+                f"`web_ext = {{ command = \".tools/{BIN}\" }}` to [tool.extparity.gate] in {config.name} "
+                f"(or put web-ext on PATH)")
+    path = Path(configured)
+    shown = path.relative_to(root).as_posix() if path.is_absolute() and path.is_relative_to(root) else configured
+    where = f"web-ext not found at {shown} ([tool.extparity.gate].web_ext.command in {config.name})"
+    if shown.endswith(BIN) and not Path(shown).is_absolute():
+        prefix = shown[:-len(BIN)].rstrip("/") or "."
+        return f"{where}; in {root} run `npm install --prefix {prefix} web-ext@{VERSION}`, which puts it there"
+    return f"{where}; install it with `npm install web-ext@{VERSION}` and point the command at its {BIN}"
 
 
 def judge(report: dict, allow: tuple[str, ...]) -> LintResult:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...coverage.markers import FORM, Marker, read_markers
 from ...coverage.sources import Source, line_starts
 from ...project.config import Project
-from ...project.words import count
+from ...project.words import QUOTE, count, quote
 from ..context import Gate
 from ..registry import ENGINES, Spec
 
@@ -61,9 +61,7 @@ def judge(project: Project, document: dict | None, missing: str = "", cases: int
             if all(any(m.first <= line <= m.last for m in over) for line in code_lines):
                 exempted[path] = exempted.get(path, 0) + 1
                 continue
-            code = block["source"].strip().splitlines()[0].strip() if block["source"].strip() else ""
-            where = f"{path}:{first}" + (f"-{last}" if last != first else "")
-            not_run.append(f"{where}: no case runs this block ({code[:80]}); {FIX}")
+            not_run.append(f"{unrun(source, block)}; {FIX}")
     for path, found in marked.items():
         for marker in found:
             if marker in used:
@@ -112,6 +110,20 @@ def judge(project: Project, document: dict | None, missing: str = "", cases: int
             f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
             f"{', '.join(engines)}; {exempt}{below}{ref_line}")
     return problems, line
+
+
+def unrun(source: Source, block: dict) -> str:
+    """Where an unrun block is and its code: its first line, or in a line longer than a quote (a
+    minified module is one line) the code from the block's own column, so that each block of the
+    line shows itself rather than the line's first 80 characters."""
+    first, last = block["lines"]
+    line = source.line_text(first, first)
+    where = f"{source.path}:{first}" + (f"-{last}" if last != first else "")
+    if len(line) <= QUOTE:
+        return f"{where}: no case runs this block ({quote(line)})"
+    column = block["start"] - source.line_starts[first - 1]
+    code = source.text.encode("utf-16-le", "surrogatepass")[2 * block["start"]:2 * block["end"]].decode("utf-16-le", "replace")
+    return f"{source.path}:{first}:{column + 1}: no case runs this block ({quote(code)})"
 
 
 RECORDED_WITHOUT = ("gate --results: no coverage given; pass the shards' files (run --shard K/N --coverage PATH) "

@@ -20,7 +20,7 @@ from typing import Callable
 
 from ...corpus.cases import Corpus
 from ...engines.driver import Controller
-from ...fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, seed_cases
+from ...fuzz.campaign import Campaign, CaseFactory, FuzzOptions, corpus_line, repro_line, save_findings, seed_cases
 from ...fuzz.generators import GeneratorError
 from ...fuzz.quirks import known_cases
 from ...project.config import Project
@@ -30,6 +30,7 @@ from ..context import Gate
 from ..registry import ARTIFACTS, HEADLESS, Spec
 
 WHERE = "[tool.extparity.gate].fuzz"
+FINDINGS = "out/fuzz"  # under the project: where the gate's minimised findings are written whole
 SHRINK_SECONDS = 30.0  # one finding fails the gate; its line needs to be small, not 1-minimal at any cost
 
 
@@ -50,6 +51,8 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                 f"the reference and a headless JS engine, or turn the budget off with {WHERE}.cases = 0"], ""
     if not corpus.cases:
         return ["no corpus case to seed the generators from"], ""
+    if not any(entry.args for entry in project.entries.values()):  # each call is the one the corpus makes
+        return [], f"off{_without_arguments(list(project.entries))}"
     options = FuzzOptions(seed=budget.seed, cases=budget.cases, max_findings=1, shrink_seconds=SHRINK_SECONDS)
     try:
         factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
@@ -60,7 +63,7 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
         return [str(error)], ""
     log(f"fuzz budget: {result.cases:,} cases of seed {budget.seed} in {time.perf_counter() - started:.1f}s "
         f"through {', '.join(engines)}")
-    problems = [f"{finding.line()}; as a corpus line: {corpus_line(finding.minimised)}" for finding in result.findings]
+    problems = saved_findings(project, budget.seed, result.findings)
     problems += [f"{count(result.repeats, 'more failing case')} minimised to an earlier finding"] if result.repeats else []
     problems += result.engine_problems + result.deviation_problems
     if not problems and result.cases < budget.cases:  # an engine gave up: never a pass on fewer cases
@@ -68,7 +71,27 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                         f"does not pass on a smaller budget")
     return problems, (f"{budget.cases:,} generated cases of seed {budget.seed}, seeded from the corpus, through "
                       f"{', '.join(engines)}: no divergence, engine error or reference exception"
-                      + (f"; {result.accepted_line()}" if result.accepted else ""))
+                      + (f"; {result.accepted_line()}" if result.accepted else "")
+                      + _without_arguments(factory.without_arguments))
+
+
+def saved_findings(project: Project, seed: int, findings: list) -> list[str]:
+    """One line per finding, its input shortened; the whole minimised cases go to a corpus file
+    under the project's out/ (named on the line), ready to commit."""
+    if not findings:
+        return []
+    target = project.root / FINDINGS / f"gate-{seed}.jsonl"
+    try:
+        save_findings(target, findings)
+    except OSError as error:
+        return [f"{finding.line()}; as a corpus line: {corpus_line(finding.minimised)} (cannot write {target}: "
+                f"{error.strerror or error})" for finding in findings]
+    return [repro_line(finding, project.relative(target)) for finding in findings]
+
+
+def _without_arguments(entries: list[str]) -> str:
+    return (f"; {', '.join(entries)} {'takes' if len(entries) == 1 else 'take'} no argument: nothing to generate"
+            if entries else "")
 
 
 def verdict(gate: Gate) -> tuple[list[str], str]:

@@ -35,6 +35,10 @@ from ..registry import ARTIFACTS, BROWSERS, Spec
 from .scripts import shipped_pages, shipped_scripts
 
 BACKGROUND_PAGE = "manifest.json background.page"
+# WHATWG's windows-1252, what Chromium decodes a script as when its page names no charset: Latin-1
+# but for 0x80-0x9F, of which five bytes stay control characters (Python's cp1252 refuses them).
+WINDOWS_1252 = {byte: bytes([byte]).decode("cp1252") for byte in range(0x80, 0xA0)
+                if byte not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)}
 
 
 def recorders(project: Project) -> dict[str, list[str]]:
@@ -71,10 +75,26 @@ def tree_problems(project: Project, tree_name: str, engine_name: str, seen: dict
                                 f"import names (a name built at run time): the scripts check never saw it")
             elif not (tree / script).is_file():
                 problems.append(f"{where} ran {script} in {engine_name}, which is not in the tree")
-            elif digest != (on_disk := sha256_hex((tree / script).read_bytes())):
-                problems.append(f"{where} ran {script} in {engine_name} with bytes {digest[:12]}, but the tree's "
-                                f"are {on_disk[:12]}")
+            elif digest != (on_disk := sha256_hex(data := (tree / script).read_bytes())):
+                problems.append(misdecoded(where, page, script, engine_name, data) if digest == as_windows_1252(data)
+                                else f"{where} ran {script} in {engine_name} with bytes {digest[:12]}, but the tree's "
+                                     f"are {on_disk[:12]}")
     return problems
+
+
+def as_windows_1252(data: bytes) -> str:
+    """The hash Chromium reports for a script it decoded as windows-1252 (V8 hashes the text it
+    compiled, as UTF-8): an ASCII file's is its own, a UTF-8 file's with other characters is not."""
+    return sha256_hex(data.decode("latin-1").translate(WINDOWS_1252).encode("utf-8"))
+
+
+def misdecoded(where: str, page: str, script: str, engine_name: str, data: bytes) -> str:
+    """Two hashes that differ only because the page names no charset: the cause, in one line."""
+    first = next(index for index, byte in enumerate(data) if byte >= 0x80)
+    line = data.count(b"\n", 0, first) + 1
+    return (f"{where} ran {script} in {engine_name} decoded as windows-1252, not UTF-8, since {page} declares no "
+            f"charset: its non-ASCII text (first at {script}:{line}) runs as other characters than the tree's; "
+            f"add <meta charset=\"utf-8\"> to {page}'s <head>")
 
 
 def judge(project: Project) -> tuple[list[str], str]:

@@ -21,6 +21,7 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...project import globs
 from ...project.config import Declared, Project
 from ...subject import tree_checks
 from ...subject.linker import LinkError, dependencies, import_closure, normalize_path, parse_source, \
@@ -241,9 +242,10 @@ def _declared_names(declaration, source: bytes) -> list[str]:
             if d.type == "variable_declarator" and d.child_by_field_name("name").type == "identifier"]
 
 
-def scripts_problems(project: Project) -> tuple[list[str], int, int]:
-    """Problems, the number of scripts accounted for, and how many of them are glue."""
-    glue = {d.what: d for d in project.gate.glue_scripts}
+def scripts_problems(project: Project) -> tuple[list[str], int, int, dict[str, list[str]]]:
+    """Problems, the number of scripts accounted for, how many of them are glue, and what each
+    `glue_scripts` path or pattern matched."""
+    glue = [d.what for d in project.gate.glue_scripts]  # paths or glob patterns
     allowed_imports = project.gate.imports
     per_tree: dict[str, list[str]] = {}
     seen: set[str] = set()
@@ -270,7 +272,7 @@ def scripts_problems(project: Project) -> tuple[list[str], int, int]:
         for script, how in sorted(scripts.items()):
             if script in verified:
                 continue
-            if script not in glue:  # said once, by the most telling way a tree reaches it
+            if not globs.covered(script, glue):  # said once, by the most telling way a tree reaches it
                 known_how, trees = unaccounted.get(script, (how, []))
                 unaccounted[script] = (how if known_how == "shipped" else known_how, trees + [name])
             try:
@@ -287,7 +289,7 @@ def scripts_problems(project: Project) -> tuple[list[str], int, int]:
                     if names.get(export) in entry_bindings:
                         continue
                     excuse = next((d for d in allowed_imports
-                                   if d.what == export and d.where == script), None)
+                                   if d.what == export and globs.matches(d.where, script)), None)
                     if excuse is not None:
                         used_imports.add(excuse)
                         continue
@@ -299,16 +301,19 @@ def scripts_problems(project: Project) -> tuple[list[str], int, int]:
                 f"a verified module nor declared glue: declare it in {GLUE} with a reason"
                 for script, (how, trees) in unaccounted.items()]
     problems += _merged(per_tree, list(project.trees))
-    for path, declared in glue.items():
-        if path in verified_anywhere:
+    matched = globs.expand(glue, seen)
+    for path, found in matched.items():
+        if not globs.is_pattern(path) and path in verified_anywhere:
             problems.append(f"glue script {path} is a verified module: remove it from {GLUE}")
-        elif path not in seen:
-            problems.append(f"glue script {path}: no tree ships it as a script: remove it from {GLUE}")
+        elif not [script for script in found if script not in verified_anywhere]:
+            problems.append(f"glue script {path}: no tree ships {'a script it matches' if globs.is_pattern(path) else 'it as a script'}"
+                            f"{' outside the verified modules' if found else ''}: remove it from {GLUE}")
     for declared in allowed_imports:
         if declared not in used_imports:
             problems.append(f"stale exception: {declared.where} no longer imports {declared.what} from a verified "
                             f"module: remove it from {IMPORTS}")
-    return problems, len(seen), len([path for path in seen if path in glue])
+    glued = [path for path in seen if path not in verified_anywhere and globs.covered(path, glue)]
+    return problems, len(seen), len(glued), matched
 
 
 def _merged(per_tree: dict[str, list[str]], trees: list[str]) -> list[str]:
@@ -324,9 +329,10 @@ def _merged(per_tree: dict[str, list[str]], trees: list[str]) -> list[str]:
 def verdict(gate: Gate) -> tuple[list[str], str]:
     """The gate's scripts check: its problems, and the line it says when there are none."""
     project = gate.project
-    problems, scripts, glue = scripts_problems(project)
+    problems, scripts, glue, matched = scripts_problems(project)
+    declared = "; ".join(globs.described(path, found) for path, found in matched.items())
     return problems, (f"{scripts} shipped scripts: {scripts - glue} verified, {glue} declared glue "
-                      f"({', '.join(d.what for d in project.gate.glue_scripts) or 'none'}); entry exports "
+                      f"({declared or 'none'}); entry exports "
                       f"only imported from verified modules"
                       + (f" but {len(project.gate.imports)} declared in {IMPORTS}" if project.gate.imports else ""))
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...project import globs
 from ...project.config import Declared, Project
 from ...subject import tree_checks
 from ...subject.linker import LinkError, parse_source
@@ -76,12 +77,16 @@ def surfaces_problems(project: Project) -> tuple[list[str], list[str]]:
         for script in shipped_scripts(tree, manifest)[0]:
             for listener, at in listener_lines(tree, script):
                 found.setdefault((listener, script), f"{name}/{script}:{at}")
-    declared = {(d.what, d.where): d for d in project.gate.surfaces}
+    def declares(d: Declared, surface: str, script: str) -> bool:  # a script may be a glob pattern
+        return d.what == surface and (d.where == script or bool(script) and globs.matches(d.where, script))
+
     problems = [f"{where}: {surface} is a messaging surface the gate's cases never reach: declare it in "
                 f"{CONFIG} with a reason" + (f" (surface = {surface!r}, script = {script!r})" if script else "")
-                for (surface, script), where in found.items() if (surface, script) not in declared]
+                for (surface, script), where in found.items()
+                if not any(declares(d, surface, script) for d in project.gate.surfaces)]
     problems += [f"stale declaration: {d.what}{' in ' + d.where if d.where else ''} no longer occurs: "
-                 f"remove it from {CONFIG}" for key, d in declared.items() if key not in found]
+                 f"remove it from {CONFIG}" for d in project.gate.surfaces
+                 if not any(declares(d, surface, script) for surface, script in found)]
     shown = [f"{surface}{' in ' + script if script else ''}" for surface, script in found]
     return problems, shown
 

@@ -3,7 +3,7 @@ starts beside the engines' run (it takes seconds of its own) and is read after i
 
 from __future__ import annotations
 
-from ...subject.weblint import Lint
+from ...subject.weblint import Lint, install_advice
 from ..context import Gate
 from ..registry import ARTIFACTS, Spec
 
@@ -14,8 +14,9 @@ def firefox_trees(gate: Gate) -> list[str]:
 
 def prepare(gate: Gate) -> None:
     project = gate.project
+    missing = install_advice(project.gate.web_ext, project.root, project.path)
     for tree in firefox_trees(gate):
-        lint = Lint(project.gate.web_ext or "web-ext", gate.tested.trees[tree], project.gate.web_ext_allow)
+        lint = Lint(project.gate.web_ext or "web-ext", gate.tested.trees[tree], project.gate.web_ext_allow, missing)
         gate.lints[tree] = lint
         gate.cleanups.append(lint.stop)
 
