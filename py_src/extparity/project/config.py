@@ -137,6 +137,7 @@ class Project:
     gate: GateConfig
     fuzz: FuzzConfig = FuzzConfig()
     coverage: CoverageConfig = CoverageConfig()
+    per_browser: tuple[str, ...] = ()  # modules whose bytes may differ between trees (never their verdicts)
 
     def relative(self, path: Path | str) -> str:
         """A path as reports show it: relative to the project where possible."""
@@ -210,7 +211,18 @@ def _project(path: Path, table: dict) -> Project:
         gate=gate,
         fuzz=_fuzz(table.get("fuzz", {}), entries),
         coverage=CoverageConfig(tuple(table.get("coverage", {}).get("reference", ()))),
+        per_browser=_per_browser(table.get("per_browser", ())),
     )
+
+
+def _per_browser(paths) -> tuple[str, ...]:
+    """Tree-relative module paths, as the linker names them (the schema holds them to strings)."""
+    from ..subject.linker import LinkError, normalize_path
+
+    try:
+        return tuple(normalize_path(path, "[tool.extparity].per_browser") for path in paths)
+    except LinkError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _named_entries(table: dict, entries: dict[str, Entry], where: str) -> None:
