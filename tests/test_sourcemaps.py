@@ -10,7 +10,7 @@ import pytest
 
 from extparity.corpus.cases import load_corpus
 from extparity.run.parity import run_parity
-from extparity.subject.sourcemap import SourceMapError, decode_vlq, first_difference, map_of
+from extparity.subject.sourcemap import SourceMapError, decode_vlq, map_of
 
 from support.fake_extension import ENTRIES, make_tree, write_project
 
@@ -71,12 +71,6 @@ def test_a_map_is_found_by_its_comment_beside_the_file_or_inline_and_a_broken_on
     (tmp_path / "b" / "z.js.map").write_text("{not json")
     with pytest.raises(SourceMapError, match="z.js: its source map z.js.map cannot be read"):
         map_of(tmp_path / "b" / "z.js")
-
-
-def test_first_difference():
-    assert first_difference(b"abcdef", b"abcXef") == 3
-    assert first_difference(b"abc", b"abcdef") == 3
-    assert first_difference(b"same", b"same") == 4
 
 
 # A parser built per browser: the Firefox build takes another branch on line 3 of its source.

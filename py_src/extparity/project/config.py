@@ -15,6 +15,8 @@ the engines' message and content-script twins.
 
 from __future__ import annotations
 
+import posixpath
+
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -216,13 +218,15 @@ def _project(path: Path, table: dict) -> Project:
 
 
 def _per_browser(paths) -> tuple[str, ...]:
-    """Tree-relative module paths, as the linker names them (the schema holds them to strings)."""
-    from ..subject.linker import LinkError, normalize_path
-
-    try:
-        return tuple(normalize_path(path, "[tool.extparity].per_browser") for path in paths)
-    except LinkError as exc:
-        raise ConfigError(str(exc)) from None
+    """Tree-relative module paths, normalized as the linker names modules (the schema holds
+    them to strings)."""
+    found = []
+    for path in paths:
+        normal = posixpath.normpath(path.lstrip("/"))
+        if normal == ".." or normal.startswith("../"):
+            raise ConfigError(f"[tool.extparity].per_browser: {path!r} points outside the tree")
+        found.append(normal)
+    return tuple(found)
 
 
 def _named_entries(table: dict, entries: dict[str, Entry], where: str) -> None:

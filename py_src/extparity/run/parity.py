@@ -30,7 +30,7 @@ from ..project.hashing import sha256_hex
 from ..project.kinds import build_engine
 from ..project.words import count
 from ..subject.linker import LinkError, module_graph
-from ..subject.tree_checks import background_closure, background_on_demand, load_manifest, tree_sha256
+from ..subject.tree_checks import background_closure, background_on_demand, first_difference, load_manifest, tree_sha256
 from .judge import CaseResult, judge
 from .outcomes import run_passes
 
@@ -201,14 +201,14 @@ def per_browser_modules(project: Project, hashes: dict[str, dict[str, str]],
 def first_difference_text(project: Project, module: str, trees: list[str]) -> str:
     """Where the first tree's copy of ``module`` and each other tree's first differ: a source
     location through each copy's source map, else the built line and column, said so."""
-    from ..subject.sourcemap import SourceMapError, first_difference, map_of, offset_position
+    from ..subject.sourcemap import SourceMapError, map_of, offset_position
 
     first = trees[0]
     base = (project.trees[first] / module).read_bytes()
     parts, unmapped = [], []
     for other in trees[1:]:
         data = (project.trees[other] / module).read_bytes()
-        at = first_difference(base, data)
+        at = first_difference(base, data) - 1  # counted from 1, as cmp counts
         places = []
         for tree, raw in ((first, base), (other, data)):
             text = raw.decode("utf-8", "replace")

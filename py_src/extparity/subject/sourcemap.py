@@ -5,7 +5,8 @@ team can open; with the map the bundler wrote (``build.sourcemap``), the same pl
 ``utils/toolcalls.ts:42``. Only what the harness reports needs this (a drift's first differing
 line, an engine's error, coverage and its markers), so the decoder is the small part of the
 Source Map v3 format they need: ``sources``, ``sourceRoot``, ``sourcesContent`` and the Base64 VLQ
-``mappings``; ``names``, ``sections`` (index maps) and ``ignoreList`` are not read. A map is found
+``mappings``, and ``ignoreList`` (the sources a bundler marks as not the project's own, such as its
+runtime from ``node_modules``); ``names`` and ``sections`` (index maps) are not read. A map is found
 as the browsers find it: the file's last ``//# sourceMappingURL=`` comment (a relative path or a
 ``data:`` URL), else ``FILE.map`` beside the file. A map without ``sourcesContent`` is still used
 for locations; the sources' text then comes from disk where the path resolves.
@@ -70,6 +71,8 @@ class SourceMap:
         contents = data.get("sourcesContent") or []
         self.contents: list[str | None] = [c if isinstance(c, str) else None for c in contents]
         self.contents += [None] * (len(self.sources) - len(self.contents))
+        self.ignored = frozenset(i for i in data.get("ignoreList") or () if isinstance(i, int))
+        self.ignored_names = frozenset(self.sources[i] for i in self.ignored if 0 <= i < len(self.sources))
         self.lines: list[list[tuple[int, int, int, int]]] = []  # per generated line: (col, source, line, col)
         source = line = column = 0
         for text in data["mappings"].split(";"):
@@ -117,13 +120,18 @@ def _shown(source: str, map_dir: str, base: Path | None) -> str:
     if "://" in source and not source.startswith("file://"):
         return source
     source = source.removeprefix("file://")
-    joined = Path(map_dir, source) if not posixpath.isabs(source) else Path(source)
-    if base is not None:
+    joined = Path(posixpath.normpath((Path(map_dir, source) if not posixpath.isabs(source) else Path(source)).as_posix()))
+    if base is not None and joined.is_file():
         try:
-            return Path(posixpath.normpath(joined.as_posix())).relative_to(base).as_posix()
+            return joined.relative_to(base).as_posix()
         except ValueError:
             pass
-    return posixpath.normpath(source).lstrip("./") or source
+    # Not on disk from here (a copy of the tree elsewhere, such as the gate's unpacked artifact):
+    # the path as the bundler wrote it, without the steps up to its project.
+    parts = posixpath.normpath(source).split("/")
+    while parts and parts[0] in ("..", "."):
+        parts.pop(0)
+    return "/".join(parts) or source
 
 
 def map_of(file: Path, base: Path | None = None) -> SourceMap | None:
@@ -165,16 +173,6 @@ def offset_position(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and 0-based column of a character offset in ``text``."""
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1)
-
-
-def first_difference(a: bytes, b: bytes) -> int:
-    """The offset of the first byte where ``a`` and ``b`` differ (the shorter one's length if
-    one is a prefix of the other)."""
-    size = min(len(a), len(b))
-    for at in range(size):
-        if a[at] != b[at]:
-            return at
-    return size
 
 
 def located(file: Path, line: int, column: int, base: Path | None) -> str | None:
