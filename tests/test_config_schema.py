@@ -77,7 +77,7 @@ def changed(table: dict, change: tuple) -> dict:
 
 @pytest.mark.parametrize(("change", "line"), [
     ((SET, ("colour",), "red"), "[tool.extparity]: unknown key 'colour' (known keys: corpus, coverage, engines, "
-                                "entries, fuzz, gate, known_deviations, reference, trees)"),
+                                "entries, fuzz, gate, known_deviations, per_browser, reference, trees)"),
     ((SET, ("modules",), []), "[tool.extparity]: unknown key 'modules' (modules are now found from the entries' "
                               "imports; list extra files under [tool.extparity.gate])"),
     ((DROP, ("corpus",)), "[tool.extparity]: missing key 'corpus' (a list of paths, relative to the pyproject.toml)"),

@@ -56,6 +56,8 @@ def main(args) -> int:
     timings = build.timings(result)
     covered = recorder.document(result) if recorder else None
     print(summary.summary_table(result))
+    for module, note in sorted(result.per_browser.items()):
+        print(f"module: {module}: {note}")
     write_errors = [
         write(outputs["json"], build.dumps(document)),
         write(outputs["matrix"], summary.matrix_markdown(result)),

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..project.kinds import IN_WORKER
-from ..subject.linker import LinkError, link_adapter, module_graph, normalize_path
+from ..project.hashing import sha256_hex
+from ..subject.linker import LinkError, link_adapter, module_graph, normalize_path, uses_module_syntax
 from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the extparity package
@@ -266,7 +267,15 @@ class ChildEngine(Engine):
 
 class JSChildEngine(ChildEngine):
     """A headless JS engine in a worker: the tree's module graph linked into scripts, plus the
-    entries' adapters. Linking happens once per engine; restarts reuse it."""
+    entries' adapters. Linking happens once per engine; restarts reuse it.
+
+    With ``via = "message"`` it is the headless message path instead: the tree's background as
+    built (a bundle's IIFE, or a module service worker linked like any module graph) evaluated
+    on the WebExtension shim of ``js/webext-shim.js``, each case a runtime message to it through
+    the message adapters, as the browsers' message path sends it."""
+
+    OPTIONS = {"chunk_size": int, "via": str}
+    OPTION_CHOICES = {"via": ("module", "message")}
 
     def environment_reach(self, environment) -> dict[str, str]:
         reach = super().environment_reach(environment)
@@ -277,12 +286,19 @@ class JSChildEngine(ChildEngine):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.chunk_size = int(self.options.get("chunk_size", 100))
+        self.via = self.options.get("via", "module")
         self._job: dict[str, Any] | None = None
 
     def job(self) -> dict[str, Any]:
         if self._job is None:
             try:
                 modules, adapters = link_subject(self.project, self.tree)
+                background: list[dict[str, Any]] = []
+                if self.via == "message":
+                    background, manifest = link_background(self.tree)
+                    adapters = {fn: link_adapter(path, f"message-{fn}") for fn, path in self.project.gate.messages.items()}
+                    ran = {script["path"] for script in background}
+                    modules = [m for m in modules if m.path not in ran]  # evaluated once, as the background
             except LinkError as exc:
                 raise EngineStartError(str(exc)) from None
             self._job = {
@@ -292,11 +308,50 @@ class JSChildEngine(ChildEngine):
                 "entries": {fn: {"module": normalize_path(e.module), "export": e.export}
                             for fn, e in self.project.entries.items()},
                 "adapters": {fn: module.path for fn, module in adapters.items()},
-                "options": {k: v for k, v in self.options.items() if k != "chunk_size"},
+                "options": {k: v for k, v in self.options.items() if k not in ("chunk_size", "via")},
                 # what [tool.extparity.gate].purity allows stays callable under js/purity-guard.js
                 "purity_allowed": sorted({exception.what for exception in self.project.gate.purity}),
             }
+            if self.via == "message":
+                # what the engine loaded is the background's scripts (the parity check holds it to
+                # them); the entries' other modules only give the adapters their namespaces
+                self._job.update(via="message", background=background, manifest=manifest,
+                                 namespaces=sorted({m.path for m in modules} | ran),
+                                 hashes={script["path"]: script["sha256"] for script in background})
         return self._job
+
+
+def link_background(tree: Path) -> tuple[list[dict[str, Any]], dict]:
+    """The scripts the tree's background runs, in order, each as the worker evaluates it: a
+    classic script as it is on disk (a bundle's IIFE), a module background linked with its
+    imports (``linker.module_graph``); and the manifest, which the shim's ``getManifest`` gives."""
+    from ..subject.tree_checks import background_scripts, load_manifest
+
+    manifest, error = load_manifest(tree.name, tree)
+    if manifest is None:
+        raise LinkError(f"{error}")
+    scripts = background_scripts(tree, manifest)
+    if not scripts:
+        raise LinkError('via = "message": the extension has no background to send messages to')
+    as_module = isinstance(manifest.get("background"), dict) and manifest["background"].get("type") == "module"
+    loaded: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for path in scripts:
+        try:
+            data = (tree / path).read_bytes()
+        except OSError as exc:
+            raise LinkError(f"{path}: cannot read the background script: {exc.strerror or exc}") from None
+        if as_module or uses_module_syntax(data):
+            for module in module_graph(tree, [path]):
+                if module.path not in seen:
+                    seen.add(module.path)
+                    loaded.append({"path": module.path, "sha256": module.sha256, "module": module.module,
+                                   "script": module.script, "classic": False})
+        elif path not in seen:
+            seen.add(path)
+            loaded.append({"path": path, "sha256": sha256_hex(data), "script": data.decode("utf-8-sig", "replace"),
+                           "classic": True})
+    return loaded, manifest
 
 
 def link_subject(project, tree: Path):

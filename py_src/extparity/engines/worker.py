@@ -105,18 +105,43 @@ class JSHost(Host):
         if job.get("clock_start_ms") is not None:  # a second environment's date, under the purity guard
             self.evaluate(f"({js_source('environment-clock.js')})({int(job['clock_start_ms'])});")
         self.evaluate(f"({js_source('purity-guard.js')})({json.dumps(job.get('purity_allowed', []))});")
+        if job.get("via") == "message":
+            self.load_background(job)
         for module in job["modules"]:
             try:
                 self.load_module(module)
             except Exception as exc:  # the module threw at its top level, or does not compile
-                raise EngineStartError(f"{module['path']}: module evaluation failed: {self.describe_error(exc)}") from None
+                raise EngineStartError(f"{module['path']}: module evaluation failed: "
+                                       f"{explain_load_error(self.describe_error(exc))}") from None
         adapters = ", ".join(f"{json.dumps(fn)}: {REGISTRY}[{json.dumps(path)}].default"
                              for fn, path in job["adapters"].items())
+        if job.get("via") == "message":
+            namespaces = ", ".join(f"{json.dumps(path)}: {REGISTRY}[{json.dumps(path)}]" for path in job["namespaces"])
+            bind = (f"({js_source('bind-messages.js')})(__extparity_send, {{ {namespaces} }}, "
+                    f"{json.dumps(job['entries'])}, {{ {adapters} }})")
+        else:
+            bind = (f"__extparity_bind(function (p) {{ return {REGISTRY}[p]; }}, "
+                    f"{json.dumps(job['entries'])}, {{ {adapters} }})")
         try:
-            self.evaluate(f"globalThis.__extparity_entries = __extparity_bind("
-                          f"function (p) {{ return {REGISTRY}[p]; }}, {json.dumps(job['entries'])}, {{ {adapters} }});")
+            self.evaluate(f"globalThis.__extparity_entries = {bind};")
         except Exception as exc:
             raise EngineStartError(self.describe_error(exc)) from None
+
+    def load_background(self, job: dict[str, Any]) -> None:
+        """The headless message path: the WebExtension shim, then the background's scripts in the
+        order the manifest gives them, each once (a classic script as it is, on the global; a
+        module one linked). A classic script has no exports: its registry entry is empty."""
+        self.evaluate(f"globalThis.__extparity_send = ({js_source('webext-shim.js')})({json.dumps(job['manifest'])});")
+        for script in job["background"]:
+            try:
+                if script["classic"]:
+                    self.evaluate(script["script"])
+                    self.evaluate(f"{REGISTRY}[{json.dumps(script['path'])}] = Object.freeze({{}});")
+                else:
+                    self.load_module(script)
+            except Exception as exc:
+                raise EngineStartError(f"{script['path']}: the background failed to start on the headless "
+                                       f"message path: {self.describe_error(exc)}") from None
 
     def run_case(self, case_json: str) -> str:
         out = self.run_batch(case_json)
@@ -185,6 +210,25 @@ class JSHost(Host):
         """The engine's own message, on one line (bindings spread it over several)."""
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         return " | ".join(lines[:3])[:1000] if lines else type(exc).__name__
+
+
+# What a headless engine says when a file calls what only a browser has, while it loads: the
+# engine's own words hide the cause. A bundled background or content script (WXT's IIFE) calls
+# the extension API at once and, when that fails, logs through `console`, which a bare engine
+# lacks: "console is not defined" is then all that reaches the user.
+_BROWSER_ONLY = ("console", "chrome", "browser", "window", "document", "self", "navigator")
+
+
+def explain_load_error(detail: str) -> str:
+    """``detail`` with the likely cause named when a file leaned on a browser-only global as it
+    loaded: such a file is extension code that runs at once, not a module of the parser."""
+    for name in _BROWSER_ONLY:
+        if f"{name} is not defined" in detail or f"'{name}' is not defined" in detail:
+            return (f"{detail} (the file uses {name} as it loads: it is extension code that runs at once, "
+                    f"such as a bundled background, not a parser module a bare engine can load; point the "
+                    f"entry at a module that exports the parser, or judge the file through the message "
+                    f'path: via = "message", docs/wxt.md)')
+    return detail
 
 
 def batch_call(cases_json: str) -> str:

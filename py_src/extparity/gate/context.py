@@ -46,7 +46,7 @@ class Options:
 def no_run() -> RunResult:
     """The run of a gate whose checks need no engine: nothing ran, nothing is claimed."""
     return RunResult(engines=[], reference=None, runs={}, results=[], module_problems=[], disk_hashes={},
-                     background_hashes={}, background_problems=[], background_on_demand={}, adapters={},
+                     background_hashes={}, background_problems=[], background_on_demand={}, per_browser={}, adapters={},
                      deviation_problems=[])
 
 

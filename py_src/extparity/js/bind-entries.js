@@ -18,6 +18,14 @@
     var namespace = namespaceOf(entry.module);
     var target = namespace ? namespace[entry.export] : undefined;
     if (typeof target !== "function") {
+      // A file with no exports at all is a script, not a module: most often a bundle (WXT's
+      // background) with the parser inlined in it, which only its messages can reach.
+      if (namespace && Object.keys(namespace).length === 0) {
+        throw new Error(entry.module + " has no exports at all (entry " + fn + "): the parser is inlined " +
+                        "into a script (a bundled background or IIFE), which no module can import; judge " +
+                        "it through the message path (via = \"message\", docs/wxt.md) or build the " +
+                        "parser as a chunk of its own");
+      }
       throw new Error(entry.module + " has no exported function " + entry.export +
                       " (entry " + fn + ")");
     }

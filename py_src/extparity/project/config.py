@@ -15,6 +15,8 @@ the engines' message and content-script twins.
 
 from __future__ import annotations
 
+import posixpath
+
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +140,7 @@ class Project:
     gate: GateConfig
     fuzz: FuzzConfig = FuzzConfig()
     coverage: CoverageConfig = CoverageConfig()
+    per_browser: tuple[str, ...] = ()  # modules whose bytes may differ between trees (never their verdicts)
 
     def relative(self, path: Path | str) -> str:
         """A path as reports show it: relative to the project where possible."""
@@ -211,7 +214,20 @@ def _project(path: Path, table: dict) -> Project:
         gate=gate,
         fuzz=_fuzz(table.get("fuzz", {}), entries),
         coverage=CoverageConfig(tuple(table.get("coverage", {}).get("reference", ()))),
+        per_browser=_per_browser(table.get("per_browser", ())),
     )
+
+
+def _per_browser(paths) -> tuple[str, ...]:
+    """Tree-relative module paths, normalized as the linker names modules (the schema holds
+    them to strings)."""
+    found = []
+    for path in paths:
+        normal = posixpath.normpath(path.lstrip("/"))
+        if normal == ".." or normal.startswith("../"):
+            raise ConfigError(f"[tool.extparity].per_browser: {path!r} points outside the tree")
+        found.append(normal)
+    return tuple(found)
 
 
 def _named_entries(table: dict, entries: dict[str, Entry], where: str) -> None:

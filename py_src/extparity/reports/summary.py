@@ -29,6 +29,9 @@ def failure_lines(result: RunResult, limit: int = 40, *, parity_only: bool = Fal
     ``parity_only`` leaves out what the release gate reports on lines of its own: problems of
     the known-deviations file, stale entries, and the scripts the backgrounds loaded."""
     lines = [f"module: {p}" for p in result.module_problems]
+    if any(cell not in PASSES for r in result.results for cell in r.cells.values()):
+        # a per-browser module's trees may be why verdicts differ: where their sources part first
+        lines += [f"module: {module}: {note}" for module, note in sorted(result.per_browser.items())]
     if not parity_only:
         lines += [f"background: {p}" for p in result.background_problems]
         lines += [f"known-deviations: {p}" for p in result.deviation_problems]

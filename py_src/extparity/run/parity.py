@@ -30,7 +30,7 @@ from ..project.hashing import sha256_hex
 from ..project.kinds import build_engine
 from ..project.words import count
 from ..subject.linker import LinkError, module_graph
-from ..subject.tree_checks import background_closure, background_on_demand, load_manifest, tree_sha256
+from ..subject.tree_checks import background_closure, background_on_demand, first_difference, load_manifest, tree_sha256
 from .judge import CaseResult, judge
 from .outcomes import run_passes
 
@@ -62,6 +62,7 @@ class RunResult:
     background_hashes: dict[str, dict[str, str]]  # tree -> script the background loads -> sha256
     background_problems: list[str]  # message-path engines that loaded other scripts than the background's
     background_on_demand: dict[str, list[str]]  # tree -> background scripts only a lazy import() reaches
+    per_browser: dict[str, str]  # declared per-browser module -> where its trees' copies first differ
     adapters: dict[str, dict[str, str]]  # entry -> {"path", "sha256"}
     deviation_problems: list[str]
     tree_hashes: dict[str, str] = field(default_factory=dict)  # tree -> ``tree_sha256``: every byte engines were given
@@ -140,6 +141,8 @@ def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: d
         present = {tree: digest for tree, digest in by_tree.items() if digest != "missing"}
         if missing:
             problems.append(f"{module}: missing in tree(s) {', '.join(missing)}")
+        if len(set(present.values())) > 1 and module in project.per_browser:
+            continue  # declared per-browser: its verdicts are judged, its bytes may differ
         if len(set(present.values())) > 1:
             shown = ", ".join(f"{project.relative(project.trees[tree] / module)} {digest[:12]}"
                               for tree, digest in present.items())
@@ -170,6 +173,60 @@ def module_problems(project: Project, hashes: dict[str, dict[str, str]], runs: d
                 problems.append(f"{module}: {name} loaded {loaded[:12]}, but the {tree} tree on disk "
                                 f"is {expected[:12]}")
     return problems
+
+
+def per_browser_modules(project: Project, hashes: dict[str, dict[str, str]],
+                        background: dict[str, dict[str, str]]) -> tuple[dict[str, str], list[str]]:
+    """Each declared per-browser module that differs between the trees, with where its copies
+    first differ (in source lines through its map); and the declarations that are wrong: a
+    module no engine loads, or one that is the same in every tree."""
+    notes, problems = {}, []
+    loaded = dict(hashes)
+    for tree, scripts in background.items():
+        for path, digest in scripts.items():
+            loaded.setdefault(path, {})[tree] = digest
+    for module in project.per_browser:
+        by_tree = {tree: digest for tree, digest in loaded.get(module, {}).items() if digest != "missing"}
+        if not by_tree:
+            problems.append(f"{module}: declared in [tool.extparity].per_browser, but no engine loads it "
+                            f"(not a module the entries reach, nor a script a background loads)")
+        elif len(set(by_tree.values())) == 1 and len(by_tree) == len(project.trees):
+            problems.append(f"{module}: declared in [tool.extparity].per_browser, but it is the same in every tree: "
+                            f"remove it, so that a later difference is seen")
+        elif len(set(by_tree.values())) > 1:
+            notes[module] = first_difference_text(project, module, sorted(by_tree))
+    return notes, problems
+
+
+def first_difference_text(project: Project, module: str, trees: list[str]) -> str:
+    """Where the first tree's copy of ``module`` and each other tree's first differ: a source
+    location through each copy's source map, else the built line and column, said so."""
+    from ..subject.sourcemap import SourceMapError, map_of, offset_position
+
+    first = trees[0]
+    base = (project.trees[first] / module).read_bytes()
+    parts, unmapped = [], []
+    for other in trees[1:]:
+        data = (project.trees[other] / module).read_bytes()
+        at = first_difference(base, data) - 1  # counted from 1, as cmp counts
+        places = []
+        for tree, raw in ((first, base), (other, data)):
+            text = raw.decode("utf-8", "replace")
+            line, column = offset_position(text, len(raw[:at].decode("utf-8", "replace")))
+            try:
+                found = map_of(project.trees[tree] / module, project.root)
+            except SourceMapError as exc:
+                found, unmapped = None, unmapped + [str(exc)]
+            location = found.original(line, column) if found is not None else None
+            if found is None and tree not in unmapped:
+                unmapped.append(tree)
+            places.append(f"{tree} {location}" if location else f"{tree} {module}:{line}:{column + 1}")
+        parts.append(" / ".join(places))
+    note = f"per-browser: differs between trees ({count(len(trees), 'tree')}), first at {'; '.join(parts)}"
+    plain = [t for t in unmapped if t in project.trees]
+    if plain:
+        note += f" (no source map in {', '.join(sorted(set(plain)))}: built lines)"
+    return note
 
 
 def adapter_hashes(project: Project) -> dict[str, dict[str, str]]:
@@ -275,16 +332,18 @@ def judged_run(project: Project, cases: list[Case], runs: dict[str, EngineRun], 
     via_modules = {name: run for name, run in runs.items() if name not in via_message}
     background, on_demand, background_problems = background_hashes(project, sorted(message_trees(project, via_message)))
     results, deviation_problems = judge_runs(project, cases, runs, deviation_cases)
+    per_browser, per_browser_problems = per_browser_modules(project, hashes, background)
     return RunResult(
         engines=engine_names,
         reference=project.reference if project.reference in runs else None,
         runs=runs,
         results=results,
-        module_problems=link_problems + module_problems(project, hashes, via_modules),
+        module_problems=link_problems + per_browser_problems + module_problems(project, hashes, via_modules),
         disk_hashes=hashes,
         background_hashes=background,
         background_problems=background_problems + module_problems(project, {}, via_message, background, on_demand),
         background_on_demand=on_demand,
+        per_browser=per_browser,
         adapters=adapter_hashes(project),
         deviation_problems=deviation_problems,
         tree_hashes={tree: tree_sha256(root) for tree, root in sorted(project.trees.items())},

@@ -16,7 +16,7 @@ from ..worker import Interrupted, JSHost
 
 class QuickJSEngine(JSChildEngine):
     HOST = f"{__name__}:QuickJSHost"
-    OPTIONS = {"memory_limit": int, "stack_size": int, "chunk_size": int}
+    OPTIONS = {**JSChildEngine.OPTIONS, "memory_limit": int, "stack_size": int}
     INSTALL_HINT = "pip install quickjs-ng"
     kind = "quickjs"
     batches = True  # one eval per list under QuickJS's own time limit (QuickJSHost.settle_within)

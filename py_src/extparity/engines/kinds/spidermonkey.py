@@ -35,7 +35,7 @@ NON_STANDARD = ["console", "atob", "btoa", "setTimeout", "clearTimeout", "setImm
 
 class SpiderMonkeyEngine(JSChildEngine):
     HOST = f"{__name__}:SpiderMonkeyHost"
-    OPTIONS = {"chunk_size": int}
+    OPTIONS = JSChildEngine.OPTIONS
     INSTALL_HINT = "pip install 'extparity[engines]' (pythonmonkey)"
     kind = "spidermonkey"
     batches = True  # one settle per list (JSHost.settle_within), stopped by the parent's kill

@@ -21,7 +21,7 @@ MEMORY_LIMIT = 512 * 1024 * 1024
 
 class V8Engine(JSChildEngine):
     HOST = f"{__name__}:V8Host"
-    OPTIONS = {"memory_limit": int, "chunk_size": int}
+    OPTIONS = {**JSChildEngine.OPTIONS, "memory_limit": int}
     INSTALL_HINT = "pip install 'extparity[engines]' (mini-racer)"
     kind = "v8"
     batches = True  # mini-racer's per-eval cost (a thread hop) is 100x QuickJS's: run lists at once

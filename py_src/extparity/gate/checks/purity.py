@@ -100,15 +100,34 @@ class Finding:
     line: int
     identifier: str
     why: str
+    column: int = 0  # 0-based, for the module's source map
+    source: str | None = None  # where it was written (``utils/toolcalls.ts:42``), through that map
 
     def text(self) -> str:
+        if self.source is not None:
+            return f"{self.source}: {self.identifier}: {self.why} (built {self.module}:{self.line})"
         return f"{self.module}:{self.line}: {self.identifier}: {self.why}"
+
+
+def in_sources(project: Project, findings: list[Finding]) -> list[Finding]:
+    """Each finding with its source location, where its module's file has a source map."""
+    from dataclasses import replace as with_source
+
+    from ...subject.sourcemap import located
+
+    out = []
+    for finding in findings:
+        tree = next((root for root in project.trees.values() if (root / finding.module).is_file()), None)
+        where = located(tree / finding.module, finding.line, finding.column, project.root) if tree else None
+        out.append(with_source(finding, source=where) if where else finding)
+    return out
 
 
 def purity_problems(project: Project) -> tuple[list[str], int, list[Declared]]:
     """Problems (findings no exception covers, stale exceptions), the number of modules read,
     and the exceptions that were used."""
     findings, problems, modules = verified_findings(project)
+    findings = in_sources(project, findings)
     exceptions = project.gate.purity
     used: list[Declared] = []
     for finding in findings:
@@ -263,7 +282,7 @@ def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str,
     findings: list[Finding] = []
 
     def found(node, identifier: str, why: str) -> None:
-        findings.append(Finding(path, line(node), identifier, why))
+        findings.append(Finding(path, line(node), identifier, why, node.start_point[1]))
 
     for reference in resolve(root, source):
         if reference.binding is None:
