@@ -51,6 +51,7 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
     if not corpus.cases:
         return ["no corpus case to seed the generators from"], ""
     options = FuzzOptions(seed=budget.seed, cases=budget.cases, max_findings=1, shrink_seconds=SHRINK_SECONDS)
+    factory = None
     try:
         factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
         started = time.perf_counter()
@@ -58,6 +59,9 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                           known=known_cases(project, corpus.cases)).run()
     except GeneratorError as error:
         return [str(error)], ""
+    finally:
+        if factory is not None:
+            factory.close()
     log(f"fuzz budget: {result.cases:,} cases of seed {budget.seed} in {time.perf_counter() - started:.1f}s "
         f"through {', '.join(engines)}")
     problems = [f"{finding.line()}; as a corpus line: {corpus_line(finding.minimised)}" for finding in result.findings]
