@@ -67,7 +67,8 @@ class Sandbox:
                                           bufsize=1, start_new_session=True)
         except OSError as error:
             raise GeneratorError(f"fuzz plugins: cannot start their sandbox: {error}") from None
-        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr  # all three are pipes
+        self._pipes = (self._proc.stdin, self._proc.stdout, self._proc.stderr)
         threading.Thread(target=self._read, args=(self._proc.stdout, True), daemon=True).start()
         threading.Thread(target=self._read, args=(self._proc.stderr, False), daemon=True).start()
         request = {"path": [PACKAGE_ROOT.as_posix(), *sys.path], "parent": os.getpid(), "refs": list(refs),
@@ -93,7 +94,7 @@ class Sandbox:
             except (ProcessLookupError, PermissionError):
                 self._proc.kill()
             self._proc.wait()
-        for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+        for pipe in self._pipes:
             try:
                 pipe.close()
             except (OSError, ValueError):
@@ -101,8 +102,8 @@ class Sandbox:
 
     def _ask(self, request: dict, timeout_s: float, what: str) -> dict:
         try:
-            self._proc.stdin.write(json.dumps(request, ensure_ascii=True) + "\n")
-            self._proc.stdin.flush()
+            self._pipes[0].write(json.dumps(request, ensure_ascii=True) + "\n")
+            self._pipes[0].flush()
         except (OSError, ValueError):
             pass  # the child is gone: its exit is read below
         try:
@@ -158,25 +159,27 @@ def child_main() -> None:
                                      tuple(spec["seeds"])) for entry, spec in request["targets"].items()}
         generation = Generation(with_plugins(request["refs"], Path(request["root"])), targets, request["chosen"],
                                 request["weights"], request["seed"])
-    except GeneratorError as error:
-        answer(refused=str(error))
+    except GeneratorError as refusal:
+        answer(refused=str(refusal))
         return
     answer(generators={entry: [name for name, _ in pairs] for entry, pairs in generation.generators.items()})
     for line in requests:
         ask = json.loads(line)
-        made, error = [], None
+        made: list[tuple[str, str, dict[str, Any]]] = []
+        problem = None
         for index in range(ask["start"], ask["start"] + ask["count"]):
             try:
                 case = generation.make(index)
-                json.dumps(case[2])
             except GeneratorError as failure:
-                error = str(failure)
+                problem = str(failure)
                 break
+            try:
+                json.dumps(case[2])
             except (TypeError, ValueError) as failure:
-                error = f"generator {case[1]} returned fields that are not JSON on case {index}: {failure}"
+                problem = f"generator {case[1]} returned fields that are not JSON on case {index}: {failure}"
                 break
             made.append(case)
-        answer(cases=made, error=error)
+        answer(cases=made, error=problem)
 
 
 def _die_with_parent(parent: int) -> None:
