@@ -16,6 +16,7 @@ time (the shrinker and the engines' throughput depend on it).
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import math
 import random
@@ -697,6 +698,24 @@ def load_plugin(ref: str, root: Path) -> dict[str, Generator]:
             raise GeneratorError(f"fuzz plugin {ref}: GENERATORS[{name!r}] is not callable "
                                  f"(a {type(generator).__name__})")
     return dict(generators)
+
+
+def plugin_file(ref: str, root: Path, path: list[str] | None = None) -> Path | None:
+    """The file ``ref`` loads, found without running any of it: a path relative to ``root``, or a
+    module name looked up on ``path`` (``sys.path`` by default) as the import would (each
+    package's ``__init__`` is located, not executed). None when there is no such file."""
+    if _names_a_file(ref):
+        found = Path(root) / ref
+        return found if found.is_file() else None
+    search: list[str] | None = list(sys.path if path is None else path)
+    spec = None
+    for depth in range(1, ref.count(".") + 2):
+        spec = importlib.machinery.PathFinder.find_spec(".".join(ref.split(".")[:depth]), search)
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations or [])
+    origin = spec.origin if spec is not None else None
+    return Path(origin) if origin and Path(origin).is_file() else None
 
 
 def _names_a_file(ref: str) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..project.config import Project
 from ..subject import tree_checks
 from ..subject.linker import LinkError, import_closure, normalize_path
+from .acknowledgements import REVIEW_SCRIPT
 from .checks.scripts import shipped_scripts
 
 # Top-level manifest keys that differ between browsers by their nature, and why.
@@ -120,7 +121,7 @@ def _glue_scripts(project: Project) -> list[tuple[str, str]]:
         for script, how in scripts.items():
             if script not in verified:
                 reached.setdefault(script, []).append(f"{name}: {how}")
-    return [(script, f"shipped outside the verified graph ({'; '.join(hows)}); confirm it decides no call itself")
+    return [(script, f"shipped outside the verified graph ({'; '.join(hows)}); {REVIEW_SCRIPT}")
             for script, hows in sorted(reached.items())]
 
 
