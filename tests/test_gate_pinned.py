@@ -257,3 +257,53 @@ def test_change_controlled_policy_a_registry_that_lost_a_check_is_a_policy_chang
     monkeypatch.setattr(registry, "ORDER", tuple(name for name in registry.ORDER if name != "coverage"))
     now = recorded(copy)
     assert policy.changes(released, now, [], []) == ["check coverage: in the last release's gate, not in this one"]
+
+
+# ------------------------------------------------------------------ init hides drift
+
+def drifted_parser(root: Path) -> Path:
+    """The shaped extension's trees, its parser's index.js drifted in Firefox, and one helper
+    both trees ship byte for byte (so init finds an entry that does not reach index.js: only the
+    background does)."""
+    shaped = copy_shaped(root, twins=True, trees_only=True)
+    index = shaped / "firefox/lib/parser/index.js"
+    index.write_text(index.read_text().replace("allowedTools.has(call.name)",
+                                               '(allowedTools.has(call.name) || call.name === "rm")'))
+    for tree in ("chrome", "firefox"):
+        (shaped / tree / "lib/util.js").write_text(
+            "import { candidateLines } from \"./parser/scan.js\";\n"
+            "export const count = (text) => candidateLines(text).length;\n")
+    return shaped
+
+
+@pytest.mark.gate
+def test_init_hides_drift_a_parser_that_drifts_is_named_never_glued_and_the_gate_fails(tmp_path, monkeypatch):
+    """Before: init wrote `glue = ["lib/parser/index.js"]` and the gate printed `PASS trees`."""
+    shaped = drifted_parser(tmp_path / "shaped")
+    monkeypatch.chdir(shaped)
+    code, out, err = call_cli("init")
+    assert code == 0, err
+    at = next(i for i, (a, b) in enumerate(zip((shaped / "chrome/lib/parser/index.js").read_bytes(),
+                                               (shaped / "firefox/lib/parser/index.js").read_bytes())) if a != b) + 1
+    assert (f"  check: lib/parser/index.js: differs between chrome and firefox (first at byte {at}), but the "
+            f"background reaches it (chrome, firefox): what the background loads must be one file in every tree; "
+            f"fix the drift") in out.splitlines(), out
+    gate = tomllib.loads((shaped / "pyproject.toml").read_text())["tool"]["extparity"]["gate"]
+    assert "lib/parser/index.js" not in gate["glue"]
+    code, out, _ = call_cli("--config", str(shaped / "pyproject.toml"), "gate", "--only", "trees")
+    assert code == 1 and f"FAIL trees: lib/parser/index.js: differs between chrome and firefox (first at byte {at})" in out
+
+
+@pytest.mark.gate
+def test_init_hides_drift_a_verified_module_declared_glue_fails_trees_with_its_drift(tmp_path):
+    """Before: `PASS trees: ... (glue: src/agent/tool-call-parser.js)` over a parser that differs."""
+    copy = Copy(tmp_path, glue=[PARSER])
+    path = copy.tree("firefox") / PARSER
+    path.write_bytes(path.read_bytes() + b"// drifted\n")
+    outcome = copy.gate(only="trees")
+    assert outcome.code == 1, outcome.out + outcome.err
+    size = (copy.tree("chrome") / PARSER).stat().st_size
+    assert outcome.problems("trees") == [
+        f"{PARSER}: differs between chrome and firefox (first at byte {size + 1})",
+        f"glue {PARSER}: a verified module (the entries reach it): it must be one file in every tree; remove it "
+        f"from [tool.extparity.gate].glue"]
