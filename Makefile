@@ -56,8 +56,10 @@ $(WXT_BUILT): $(WXT_SOURCES) | node
 parity: setup
 	$(VENV)/bin/extparity run --json out/parity.json
 
+# A first release has no baseline: policy/acknowledged.json names each shipped file outside the
+# verified modules that it trusts unreviewed (docs/gate.md, "Policy from outside the change").
 gate: setup
-	$(VENV)/bin/extparity gate --json out/gate.json
+	$(VENV)/bin/extparity gate --json out/gate.json --acknowledged policy/acknowledged.json
 
 # The tiers are markers (pyproject.toml, tests/support/__init__.py): test runs them all, serially
 # (CI's command); test-fast leaves out browser, gate, packaging and slow and runs on two workers,

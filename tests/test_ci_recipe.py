@@ -103,7 +103,7 @@ def test_each_shard_runs_its_part_with_json_and_junit_and_uploads_even_when_it_f
 def test_the_gate_job_merges_gates_the_merged_result_and_reports_on_it():
     job = workflow()["jobs"]["gate"]
     assert job["needs"] == "shard" and job["if"] == "${{ !cancelled() }}"
-    assert step("gate", "merge")["run"].startswith("extparity merge out/shards/shard-*.json --json out/merged.json")
+    assert "extparity merge out/shards/shard-*.json --json out/merged.json" in step("gate", "merge")["run"]
     gate = step("gate", "gate")["run"]
     assert gate.startswith("extparity gate --results out/merged.json ")
     assert "--json out/gate.json --matrix out/matrix.md | tee out/gate.txt" in gate
@@ -118,17 +118,62 @@ def test_the_gate_job_merges_gates_the_merged_result_and_reports_on_it():
     assert {"out/gate.json", "out/report.html", "out/junit.xml", "dist/*.zip", "dist/*.xpi"} <= set(paths)
 
 
+TRUSTED = "$RUNNER_TEMP/trusted"  # where the gate job puts what a pull request cannot write
+
+
 def test_the_gate_is_compared_with_the_last_releases_result_which_tags_that_pass_publish():
     runs = [s.get("run", "") for s in steps("gate")]
-    fetch = next(i for i, run in enumerate(runs) if "gh release download" in run)
-    assert "--pattern gate.json --dir previous" in runs[fetch]
+    fetch = runs.index(step("gate", "policy")["run"])
+    assert f'gh release download --repo "$GITHUB_REPOSITORY" --pattern gate.json --dir "{TRUSTED}"' in runs[fetch]
     gate = runs.index(step("gate", "gate")["run"])
-    assert "--baseline previous/gate.json --acknowledged policy/acknowledged.json" in runs[gate] and fetch < gate
+    assert f'--baseline "{TRUSTED}/gate.json"' in runs[gate] and fetch < gate
     publish = next(i for i, run in enumerate(runs) if "gh release upload" in run)
     assert "out/gate.json" in runs[publish] and gate < publish
     assert steps("gate")[publish]["if"] == "success() && startsWith(github.ref, 'refs/tags/v')"
     assert "gh" in runs[next(i for i, run in enumerate(runs) if "apt-get install" in run)].split()
-    assert (ROOT / "policy" / "acknowledged.json").read_text() == "[]\n"
+
+
+def test_the_acknowledgements_come_from_the_base_branch_never_from_the_change():
+    """A pull request that removes the second environments and acknowledges that itself in its
+    own policy/acknowledged.json used to pass: the recipe read the file from the PR's checkout."""
+    fetch = step("gate", "policy")
+    assert fetch["env"]["TRUSTED_REF"] == "${{ github.base_ref || github.sha }}"
+    assert ('gh api "repos/$GITHUB_REPOSITORY/contents/policy/acknowledged.json?ref=$TRUSTED_REF"' in fetch["run"]
+            and f'> "{TRUSTED}/acknowledged.json"' in fetch["run"])
+    assert f'echo "[]" > "{TRUSTED}/acknowledged.json"' in fetch["run"]  # none there acknowledges nothing
+    gate = step("gate", "gate")["run"]
+    assert f'--acknowledged "{TRUSTED}/acknowledged.json"' in gate and "policy/acknowledged.json" not in gate
+    assert "--only" not in gate  # a partial gate is never a release verdict
+    text = RECIPE.read_text(encoding="utf-8")
+    assert "policy/acknowledged.json" not in text.replace("contents/policy/acknowledged.json", "").replace(
+        "own policy/acknowledged.json", "")
+
+
+def guard(job: str, root: Path, step_id: str) -> tuple[int, str]:
+    runner = Runner(root, {})
+    code = runner.run(job, step_id)
+    return code, runner.stdout[step_id]
+
+
+def test_results_the_checkout_brings_are_refused_and_a_merge_that_fails_stops_the_job(tmp_path):
+    """The recipe used to merge with `|| test -f out/merged.json`, which kept a merged result the
+    change committed, and `gate --results` judged it as the shards'."""
+    committed = tmp_path / "committed"
+    (committed / "out").mkdir(parents=True)
+    (committed / "out" / "merged.json").write_text("{}")
+    for job in ("shard", "gate"):
+        code, said = guard(job, committed, "no-results")
+        assert code == 1 and "out/ is in the repository" in said, said
+    code, said = guard("gate", committed, "merge")
+    assert code == 1 and "out/merged.json exists before the merge" in said, said
+    assert (committed / "out" / "merged.json").read_text() == "{}"
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    assert guard("gate", clean, "no-results")[0] == 0
+    (clean / "out" / "shards").mkdir(parents=True)
+    (clean / "out" / "shards" / "shard-1.json").write_text("not a result")
+    code, said = guard("gate", clean, "merge")
+    assert code == 1 and "could not be merged (exit 2)" in said and not (clean / "out" / "merged.json").exists(), said
 
 
 def test_the_readme_and_the_ci_doc_link_the_recipe():
@@ -210,6 +255,10 @@ def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gat
         f"shard-{k}.json" for k in matrix]
 
     gate = Runner(project, {})
+    # What the policy step fetches: no release yet, and the base branch's acknowledgements (here
+    # the copy's own, which name the bundled trees' files).
+    (gate.temp / "trusted").mkdir()
+    shutil.copy(project / "policy" / "acknowledged.json", gate.temp / "trusted" / "acknowledged.json")
     for step_id in ("merge", "gate", "reports", "summary"):
         gate.run("gate", step_id)
     # Headless engines only: the gate must fail on the browsers' checks (coverage is read in Chromium),
@@ -217,7 +266,8 @@ def test_the_recipes_shard_merge_and_gate_steps_run_here_and_say_what_a_live_gat
     assert gate.codes["merge"] == 0 and gate.codes["gate"] == 1 and gate.codes["reports"] == 0, gate.stdout
     recorded = json.loads((project / "out" / "gate.json").read_text())
     whole = project / "live"
-    live = subprocess.run([sys.executable, "-m", "extparity.cli", "gate", "--json", str(whole / "gate.json")],
+    live = subprocess.run([sys.executable, "-m", "extparity.cli", "gate", "--json", str(whole / "gate.json"),
+                           "--acknowledged", str(project / "policy" / "acknowledged.json")],
                           cwd=project, capture_output=True, text=True, timeout=900)
     unsharded = subprocess.run([sys.executable, "-m", "extparity.cli", "run", "--json", str(whole / "run.json")],
                                cwd=project, capture_output=True, text=True, timeout=900)

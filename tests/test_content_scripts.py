@@ -29,6 +29,7 @@ def with_content_script(tmp_path) -> Copy:
                        lambda m: m.__setitem__("content_scripts", [{"matches": [MATCHES], "js": ["content.js"]}]))
     copy.reconfigure(lambda table: table["gate"]["glue_scripts"].append(
         {"script": "content.js", "reason": "written by test_content_scripts; it sends nothing"}))
+    copy.acknowledge_shipped()
     return copy
 
 

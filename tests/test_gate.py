@@ -789,7 +789,6 @@ def test_a_baseline_whose_cases_were_edited_after_the_gate_wrote_it_fails(tmp_pa
 @pytest.mark.gate
 @pytest.mark.browser
 @pytest.mark.parametrize(("extra", "words"), [
-    (["--acknowledged", "acks.json"], "--acknowledged names policy changes against a --baseline: pass both"),
     (["--baseline", "no-such.json"], "no-such.json: cannot read it"),
     (["--baseline", "pyproject.toml"], "pyproject.toml: not JSON"),
     (["--baseline", "run.json"], "run.json: records no gate policy (gate.policy)"),

@@ -178,7 +178,7 @@ def test_dropping_or_changing_a_second_environment_is_a_policy_change_against_th
 
     def recorded(folder: str, **gate) -> dict:
         project = load_project(Copy(tmp_path / folder, second_environments=True, **gate).config)
-        return policy.record(project, load_corpus(list(project.corpus), project.entries, base=project.root))
+        return policy.record(project, load_corpus(list(project.corpus), project.entries, base=project.root), [])
 
     default = recorded("default")
     assert policy.changes(default, default, [], []) == []

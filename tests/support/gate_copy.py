@@ -72,14 +72,13 @@ class Copy:
         """``second_environments``: keep the gate's default environments (test_gate_environment.py);
         without, the copy's gate runs the engines once, as the checks it tests need."""
         self.root = root
-        copy_folders(root, "extension", "adapters")
+        copy_folders(root, "extension", "adapters", "policy")
         table = bundled_table()
         table["engines"] = {name: spec for name, spec in table["engines"].items() if name in engines}
         table["engines"]["python"]["path"] = str(ROOT / "py_src")
         table["gate"]["web_ext"]["command"] = str(ROOT / table["gate"]["web_ext"]["command"])
         if not second_environments:
             table["gate"]["environments"] = []
-        table["fuzz"]["plugins"] = [str(ROOT / plugin) for plugin in table["fuzz"]["plugins"]]
         if corpus != "bundled":  # a small corpus gets a small fuzz budget: each gate run here pays for it
             table["gate"]["fuzz"] = {"seed": 0, "cases": SMALL_FUZZ_BUDGET}
         if sum(engine_class(spec["kind"]).EXTENSION is None for spec in table["engines"].values()) < 2:
@@ -130,15 +129,31 @@ class Copy:
             (self.tree(tree) / rel).parent.mkdir(parents=True, exist_ok=True)
             (self.tree(tree) / rel).write_text(text, encoding="utf-8")
 
+    def acknowledge_shipped(self) -> None:
+        """Acknowledge every shipped file outside the verified modules as the copy's trees hold
+        them now (a first release's review of what a scenario added or changed), in the file
+        ``gate()`` passes."""
+        from extparity.gate import policy
+
+        project = load_project(self.config)
+        lines = policy.trusted_unreviewed(policy.record(project, api.load_corpus(project), []))
+        (self.root / "policy" / "acknowledged.json").write_text(json.dumps(
+            [{"change": line, "reason": "reviewed by the test that wrote it", "link": "https://example.org/extparity"}
+             for line in lines]))
+
     def edit_json(self, path: Path, change) -> None:
         document = json.loads(path.read_text(encoding="utf-8"))
         change(document)
         path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 
-    def gate(self, *extra: str, only: str | None = None, report: str = "gate.json") -> "Outcome":
+    def gate(self, *extra: str, only: str | None = None, report: str = "gate.json", acknowledged: bool = True) -> "Outcome":
         """`extparity gate` on the copy; ``only``: the checks a scenario asserts on (`--only`), so
-        it prepares and starts only what they need."""
+        it prepares and starts only what they need. Without ``--baseline`` or ``--acknowledged``
+        in ``extra``, the bundled project's first-release acknowledgements come along (the copy's
+        trees are the bundled ones: they name its shipped files) unless ``acknowledged`` is False."""
         selection = ("--only", only) if only else ()
+        if acknowledged and not {"--baseline", "--acknowledged"} & set(extra):
+            selection += ("--acknowledged", str(self.root / "policy" / "acknowledged.json"))
         code, out, err = call_in(self, "gate", "--json", str(self.root / report), *selection, *extra)
         path = self.root / report
         return Outcome(code, out, err, json.loads(path.read_text()) if path.is_file() else None)

@@ -72,7 +72,7 @@ def main(args) -> int:
     except (GeneratorError, EngineStartError) as error:
         raise UsageError(str(error)) from None
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
-           + "; ".join(f"{entry}: {', '.join(name for name, _ in factory.generators[entry])}"
+           + "; ".join(f"{entry}: {', '.join(factory.generators[entry])}"
                        for entry in factory.entry_names)
            + "".join(f"; {entry}: takes no argument, nothing to generate" for entry in unguided.without_arguments))
     if isinstance(factory, GuidedFactory):
@@ -101,6 +101,8 @@ def main(args) -> int:
         stderr(f"fuzz: stopped after {campaign.result.cases:,} cases; "
                f"{len(found)} finding(s) kept in {target if found else out}")
         raise
+    finally:
+        unguided.close()
     rate = result.cases / result.seconds if result.seconds else 0.0
     print(f"fuzz: {result.cases:,} cases in {result.seconds:.1f}s ({rate:,.0f} cases/s) through "
           f"{len(engines)} engines; seed {seed}, cases {args.start}..{args.start + result.cases - 1}")

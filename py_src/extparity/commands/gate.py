@@ -30,7 +30,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--baseline", metavar="PREVIOUS.json",
                         help="the last release's gate --json: fail on every policy change against it not acknowledged")
     parser.add_argument("--acknowledged", metavar="PATH",
-                        help="JSON list of {change, reason, link}: the policy changes of this release (with --baseline)")
+                        help="JSON list of {change, reason, link}: the policy changes of this release (with --baseline), "
+                             "or the files a first release trusts unreviewed (without)")
     parser.add_argument("--results", metavar="MERGED.json",
                         help="judge this result (shards joined by `extparity merge`) instead of running the engines; "
                              "refused unless it comes from this configuration, corpus and these bytes")
@@ -53,8 +54,6 @@ def add_parser(commands) -> None:
 
 def policy_inputs(args) -> tuple[policy.Baseline | None, acknowledgements.Acknowledgements | None]:
     """The baseline and acknowledgements, read before anything runs (an unreadable one is a usage error)."""
-    if args.acknowledged and not args.baseline:
-        raise UsageError("--acknowledged names policy changes against a --baseline: pass both")
     if args.acknowledged and not Path(args.acknowledged).is_file():
         raise UsageError(f"{args.acknowledged}: no such file")
     try:

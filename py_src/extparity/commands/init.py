@@ -16,6 +16,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from ..gate.acknowledgements import REVIEW_EXCEPTION
 from ..gate.checks.purity import verified_findings
 from ..gate.suggest import suggest
 from ..project.atomic import write_atomic
@@ -196,7 +197,7 @@ def gate_table(config: Path, text: str) -> tuple[str, list[str]]:
         lines.append("purity = [")
         for (module, identifier), found_at in uses.items():
             at = ", ".join(str(finding.line) for finding in found_at)
-            reason = f"found by extparity init ({found_at[0].why}; line {at}): say why no verdict depends on it"
+            reason = f"found by extparity init ({found_at[0].why}; line {at}): {REVIEW_EXCEPTION}"
             lines.append(f"  {{ identifier = {json.dumps(identifier)}, module = {json.dumps(module)}, "
                          f"reason = {json.dumps(reason)} }},")
             notes.append(f"{module}:{at}: {identifier}: {found_at[0].why}: a purity exception, "

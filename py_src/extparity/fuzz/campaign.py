@@ -11,9 +11,9 @@ cases a batch holds is fixed by the seed.
 from __future__ import annotations
 
 import json
-import random
 import sys
 import time
+import weakref
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,7 +31,8 @@ from ..project.kinds import build_engine
 from ..project.words import clipped
 from ..run.judge import CaseResult, judge
 from ..run.outcomes import Outcome
-from .generators import BUILTIN, FuzzTarget, Generator, GeneratorError, load_plugin
+from .generators import BUILTIN, FuzzTarget, Generation, GeneratorError
+from .sandbox import CHUNK, Sandbox
 from .quirks import Quirks
 from .shrink import shrink
 
@@ -98,19 +99,13 @@ class Factory(Protocol):
 
 
 class CaseFactory:
-    """Makes case ``i`` of a seed: an entry, one of its generators, and the fields it returns,
-    completed from a corpus case chosen by the same random stream."""
+    """Makes case ``i`` of a seed (``generators.Generation``): with the built-in generators here,
+    with a project's plugins in their sandbox (``sandbox.Sandbox``), which is asked for a chunk of
+    cases at a time and whose answers are checked before they become cases."""
 
     def __init__(self, project: Project, seeds: dict[str, list[Case]], seed: int, entries: tuple[str, ...] = ()) -> None:
         self.seed = seed
         self.project = project
-        plugins: dict[str, Generator] = {}
-        for ref in project.fuzz.plugins:
-            for name, generator in load_plugin(ref, project.root).items():
-                if name in plugins or name in BUILTIN:
-                    raise GeneratorError(f"{ref}: generator {name!r} is already defined")
-                plugins[name] = generator
-        known = {**BUILTIN, **plugins}
         for entry in entries:
             if entry not in project.entries:
                 raise GeneratorError(f"no entry named {entry!r} (entries: {', '.join(project.entries)})")
@@ -122,49 +117,50 @@ class CaseFactory:
             raise GeneratorError(f"nothing to generate: {', '.join(self.without_arguments)} "
                                  f"{'takes' if len(self.without_arguments) == 1 else 'take'} no argument")
         self.targets: dict[str, FuzzTarget] = {}
-        self.generators: dict[str, list[tuple[str, Generator]]] = {}
-        self.weights: dict[str, list[float]] = {}
         for entry in names:
-            chosen = project.fuzz.generators.get(entry, tuple(BUILTIN))
-            unknown = [name for name in chosen if name not in known]
-            if unknown:
-                raise GeneratorError(f"entry {entry}: unknown generator(s) {', '.join(unknown)} "
-                                     f"(known: {', '.join(sorted(known))})")
-            unweighed = [name for name in project.fuzz.weights if name not in known]
-            if unweighed:
-                raise GeneratorError(f"[tool.extparity.fuzz].weights: unknown generator(s) {', '.join(unweighed)}")
-            self.generators[entry] = [(name, known[name]) for name in chosen]
-            self.weights[entry] = [project.fuzz.weights.get(name, 1.0) for name in chosen]
             fields = tuple(dict(case.fields) for case in seeds.get(entry, []))
             self.targets[entry] = FuzzTarget(entry, project.entries[entry], fields)
         self.entry_names = sorted(self.targets)
+        chosen = {entry: project.fuzz.generators.get(entry, tuple(BUILTIN)) for entry in self.targets}
+        self._sandbox: Sandbox | None = None
+        self._made: dict[int, tuple[str, str, dict[str, Any]] | GeneratorError] = {}
+        if project.fuzz.plugins:
+            self._sandbox = Sandbox(project.fuzz.plugins, project.root, self.targets, chosen,
+                                    dict(project.fuzz.weights), seed)
+            weakref.finalize(self, self._sandbox.close)
+            self.generators = self._sandbox.generators
+        else:
+            self._generation = Generation(BUILTIN, self.targets, chosen, project.fuzz.weights, seed)
+            self.generators = {entry: [name for name, _ in pairs] for entry, pairs in self._generation.generators.items()}
 
     def make(self, index: int) -> tuple[Case, str]:
-        rng = random.Random(f"{self.seed}/{index}")
-        entry = rng.choice(self.entry_names)
-        (name, generator), = rng.choices(self.generators[entry], weights=self.weights[entry])
-        target = self.targets[entry]
-        try:
-            fields = dict(generator(rng, target))
-        except Exception as exc:  # a generator bug is the harness's, named with the case that shows it
-            raise GeneratorError(f"generator {name} raised on case {index} of seed {self.seed}: "
-                                 f"{type(exc).__name__}: {exc}") from None
-        args = target.entry.args
-        extra = [key for key in fields if key not in args]
-        if extra:
-            raise GeneratorError(f"generator {name} returned field(s) {', '.join(extra)} that entry {entry} "
-                                 f"does not take ({', '.join(args)})")
-        if any(arg not in fields for arg in args):
-            if not target.seeds:
-                raise GeneratorError(f"generator {name} left out fields of entry {entry} and the corpus has "
-                                     f"no {entry} case to take them from")
-            seed_case = rng.choice(target.seeds)
-            fields = {arg: fields[arg] if arg in fields else seed_case[arg] for arg in args}
-        case = Case(id=f"fuzz-{self.seed}-{index}", fn=entry, fields={arg: fields[arg] for arg in args},
+        entry, name, fields = self._fields(index)
+        case = Case(id=f"fuzz-{self.seed}-{index}", fn=entry, fields=fields,
                     expect=PARITY_ONLY, tags=(FUZZ_TAG,),
                     why=f"case {index} of `extparity fuzz --seed {self.seed}` (generator {name})",
                     file="fuzz", line=0, group=f"fuzz/{name}")
         return case, name
+
+    def close(self) -> None:
+        """Stop the plugins' sandbox, if there is one."""
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+    def _fields(self, index: int) -> tuple[str, str, dict[str, Any]]:
+        if self._sandbox is None:
+            return self._generation.make(index)
+        if index not in self._made:
+            self._made = dict(enumerate(self._sandbox.make(index, CHUNK), start=index))
+        made = self._made.get(index) or GeneratorError(f"fuzz plugins: their sandbox made no case {index}")
+        if isinstance(made, GeneratorError):
+            raise made
+        entry, name, fields = made
+        # The sandbox is the project's code: what it answers is data to check, as any input.
+        if (entry not in self.targets or name not in self.generators[entry] or not isinstance(fields, dict)
+                or list(fields) != list(self.targets[entry].entry.args)):
+            raise GeneratorError(f"fuzz plugins: their sandbox answered case {index} with {str(made)[:120]}, which "
+                                 f"is not a configured entry's generator and its fields")
+        return entry, name, fields
 
 
 PIPELINE_DEPTH = 2  # batches handed to the engines ahead of the one being judged

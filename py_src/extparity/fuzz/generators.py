@@ -16,6 +16,7 @@ time (the shrinker and the engines' throughput depend on it).
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import math
 import random
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, wraps
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from extparity.project.config import Entry
 
@@ -615,6 +616,68 @@ BUILTIN: dict[str, Generator] = {
 }
 
 
+# --- one campaign's cases -------------------------------------------------------------------
+
+class Generation:
+    """Case ``index`` of a seed as (entry, generator name, fields): an entry, one of its
+    generators, and the fields it returns, completed from a corpus case drawn by the same random
+    stream, so a case is reproducible from (seed, index) alone. The same code runs in the
+    harness (built-in generators) and in the plugins' sandbox (``sandbox.py``)."""
+
+    def __init__(self, known: Mapping[str, Generator], targets: Mapping[str, FuzzTarget],
+                 chosen: Mapping[str, Sequence[str]], weights: Mapping[str, float], seed: int) -> None:
+        self.seed = seed
+        self.targets = dict(targets)
+        self.entry_names = sorted(self.targets)
+        unweighed = [name for name in weights if name not in known]
+        self.generators: dict[str, list[tuple[str, Generator]]] = {}
+        self.weights: dict[str, list[float]] = {}
+        for entry in self.targets:
+            names = tuple(chosen.get(entry, tuple(BUILTIN)))
+            unknown = [name for name in names if name not in known]
+            if unknown:
+                raise GeneratorError(f"entry {entry}: unknown generator(s) {', '.join(unknown)} "
+                                     f"(known: {', '.join(sorted(known))})")
+            if unweighed:
+                raise GeneratorError(f"[tool.extparity.fuzz].weights: unknown generator(s) {', '.join(unweighed)}")
+            self.generators[entry] = [(name, known[name]) for name in names]
+            self.weights[entry] = [weights.get(name, 1.0) for name in names]
+
+    def make(self, index: int) -> tuple[str, str, dict[str, Any]]:
+        rng = random.Random(f"{self.seed}/{index}")
+        entry = rng.choice(self.entry_names)
+        (name, generator), = rng.choices(self.generators[entry], weights=self.weights[entry])
+        target = self.targets[entry]
+        try:
+            fields = dict(generator(rng, target))
+        except Exception as exc:  # a generator bug is the harness's, named with the case that shows it
+            raise GeneratorError(f"generator {name} raised on case {index} of seed {self.seed}: "
+                                 f"{type(exc).__name__}: {exc}") from None
+        args = target.entry.args
+        extra = [key for key in fields if key not in args]
+        if extra:
+            raise GeneratorError(f"generator {name} returned field(s) {', '.join(extra)} that entry {entry} "
+                                 f"does not take ({', '.join(args)})")
+        if any(arg not in fields for arg in args):
+            if not target.seeds:
+                raise GeneratorError(f"generator {name} left out fields of entry {entry} and the corpus has "
+                                     f"no {entry} case to take them from")
+            seed_case = rng.choice(target.seeds)
+            fields = {arg: fields[arg] if arg in fields else seed_case[arg] for arg in args}
+        return entry, name, {arg: fields[arg] for arg in args}
+
+
+def with_plugins(refs: Sequence[str], root: Path) -> dict[str, Generator]:
+    """The built-in generators and every plugin's, each name once."""
+    known: dict[str, Generator] = dict(BUILTIN)
+    for ref in refs:
+        for name, generator in load_plugin(ref, root).items():
+            if name in known:
+                raise GeneratorError(f"{ref}: generator {name!r} is already defined")
+            known[name] = generator
+    return known
+
+
 # --- plugins ------------------------------------------------------------------------------
 
 def load_plugin(ref: str, root: Path) -> dict[str, Generator]:
@@ -635,6 +698,24 @@ def load_plugin(ref: str, root: Path) -> dict[str, Generator]:
             raise GeneratorError(f"fuzz plugin {ref}: GENERATORS[{name!r}] is not callable "
                                  f"(a {type(generator).__name__})")
     return dict(generators)
+
+
+def plugin_file(ref: str, root: Path, path: list[str] | None = None) -> Path | None:
+    """The file ``ref`` loads, found without running any of it: a path relative to ``root``, or a
+    module name looked up on ``path`` (``sys.path`` by default) as the import would (each
+    package's ``__init__`` is located, not executed). None when there is no such file."""
+    if _names_a_file(ref):
+        found = Path(root) / ref
+        return found if found.is_file() else None
+    search: list[str] | None = list(sys.path if path is None else path)
+    spec = None
+    for depth in range(1, ref.count(".") + 2):
+        spec = importlib.machinery.PathFinder.find_spec(".".join(ref.split(".")[:depth]), search)
+        if spec is None:
+            return None
+        search = list(spec.submodule_search_locations or [])
+    origin = spec.origin if spec is not None else None
+    return Path(origin) if origin and Path(origin).is_file() else None
 
 
 def _names_a_file(ref: str) -> bool:

@@ -118,7 +118,7 @@ class GuidedFactory:
         self.literals = literals
         self.twin_only = twin_only(literals, reference_literals(coverage.files))
         self.entry_names = base.entry_names
-        self.generators = {entry: [*names, (GUIDED, None)] for entry, names in base.generators.items()}
+        self.generators = {entry: [*names, GUIDED] for entry, names in base.generators.items()}
         self.reached: set[Arc] = set()
         for cases in corpus.values():  # "new" means new beyond what the corpus already reaches
             for case in cases:

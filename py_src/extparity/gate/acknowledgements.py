@@ -5,7 +5,13 @@ gate's policy check exactly as it printed it (so an acknowledgement pins what th
 a hash or a number, and cannot cover a later, different change), ``reason`` says why the
 release makes it and ``link`` (http or https) points at the review. An entry that acknowledges
 no change of this release is stale and fails, as a stale known deviation does: after a release
-the file starts empty again.
+the file starts empty again. A first release (no baseline) acknowledges the files it trusts
+unreviewed, one ``trusted unreviewed: TREE/PATH (sha256 ...)`` line each.
+
+Placeholders: where extparity writes a reason for someone to replace (``init``'s purity
+exceptions, ``gate --suggest``'s glue scripts), the reason ends in an instruction to the
+reviewer. The policy check fails on a reason that still holds one (``placeholder``), in the
+config and here, so a draft pasted unread does not pass as a decision.
 """
 
 from __future__ import annotations
@@ -17,6 +23,16 @@ from pathlib import Path
 from ..corpus.deviations import LINK
 
 FIELDS = ("change", "reason", "link")
+# The instructions that end the reasons extparity drafts; a reason holding one was not written
+# by a reviewer.
+REVIEW_SCRIPT = "confirm it decides no call itself"
+REVIEW_EXCEPTION = "say why no verdict depends on it"
+PLACEHOLDERS = (REVIEW_SCRIPT, REVIEW_EXCEPTION)
+
+
+def placeholder(reason: str) -> str | None:
+    """The drafted instruction ``reason`` still holds, or None when someone wrote it."""
+    return next((tail for tail in PLACEHOLDERS if tail in reason), None)
 
 
 @dataclass
@@ -45,6 +61,9 @@ def load(path: Path) -> Acknowledgements:
             found.problems.append(f"{where}: unknown key {sorted(set(entry) - set(FIELDS))[0]!r}")
         elif not LINK.match(entry["link"]):
             found.problems.append(f"{where}: link must be an http(s) URL, got {entry['link']!r}")
+        elif placeholder(entry["reason"]) is not None:
+            found.problems.append(f"{where}: its reason is still the placeholder extparity wrote "
+                                  f"(\"... {placeholder(entry['reason'])}\"): say in your own words why")
         elif entry["change"] in found.changes:
             found.problems.append(f"{where}: acknowledges the same change as [{found.changes[entry['change']]}]")
         else:

@@ -28,11 +28,27 @@ What counts as weakening, compared with the baseline:
   version adds, with no change here), or a setting changed or removed (``dist``,
   ``web_ext.command``...). Removing an item from a list makes the gate stricter and is fine.
 
+* shipped files: every file of every tree outside the verified modules (the entries' graph),
+  pinned by its SHA-256: the background and glue, pages, content scripts, workers, locale
+  data, assets, manifests. One added, removed or changed is a change (a file that became a
+  verified module is not: it is checked as one now). These are the bytes no check verifies
+  (parity compares only what the cases reach), so review must have read each version;
+* fuzz (``[tool.extparity.fuzz]``): a plugin added, removed or its bytes changed, an entry's
+  generators or a weight changed: each decides which cases the gate's fuzz budget runs;
+* ``[tool.extparity.coverage].reference``: the reference's packages the branch floor counts;
+* the checks: one the last release's gate had that this gate's registry lacks.
+
 Each change is one line that pins what it changed to (hashes where the change is bytes), and
 an acknowledgement quotes that line exactly, so it cannot cover a later, different change.
+Where the line pins bytes a reviewer must have read (a shipped file, a fuzz plugin), it
+carries the whole SHA-256: a 12-digit prefix can be matched by a forged file with 2**48 tries.
 
-Without a baseline, one rule still holds: every tree is loaded by a browser engine (a tree
-no browser ran is not gated).
+Without a baseline (a first release), every tree must be loaded by a browser engine, and the
+shipped files outside the verified modules are trusted unreviewed: each is a line
+``trusted unreviewed: TREE/PATH (sha256 ...)`` that the acknowledgements must quote, so the
+first release too names every file review must have read. In either case, a reason in the
+config or the acknowledgements that is still the placeholder ``init`` or ``--suggest``
+wrote (``acknowledgements.placeholder``) fails until someone writes their own.
 """
 
 from __future__ import annotations
@@ -42,26 +58,30 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..corpus.cases import Corpus
 from ..coverage.markers import read_markers
 from ..corpus.deviations import load_deviations
-from ..project.config import Project
+from ..fuzz.generators import BUILTIN, plugin_file
+from ..project.config import DECLARED, Project
 from ..project.kinds import KINDS, engine_class
 from ..project.hashing import sha256_hex
 from ..project.words import count
 from ..results import read
 from ..run.parity import adapter_hashes
-from ..subject.linker import LinkError, parsed_modules
-from .acknowledgements import Acknowledgements
+from ..subject.linker import LinkError, import_closure, parsed_modules
+from ..subject.tree_checks import tree_files
+from .acknowledgements import Acknowledgements, placeholder
 
 # [tool.extparity.gate] keys compared on their own terms; every other key is an exception or setting
 OWN_TERMS = ("minimum_cases", "messages", "environments")
 
 
-def record(project: Project, corpus: Corpus) -> dict:
-    """The policy this gate run applied, as data (deterministic; paths relative to the project)."""
+def record(project: Project, corpus: Corpus, checks: list[str]) -> dict:
+    """The policy this gate run applied, as data (deterministic; paths relative to the project).
+    ``checks``: every check of the gate's registry, so that one the next gate lacks (a harness
+    change that dropped it) is a change to acknowledge."""
     deviations, _ = load_deviations(project.known_deviations, project.engines, None)
     return {
         "engines": {name: {"kind": spec.kind, "tree": spec.tree, "options": spec.options}
@@ -83,7 +103,43 @@ def record(project: Project, corpus: Corpus) -> dict:
         # or changed weakens the environment check, where a removed exception would strengthen
         "environments": {e.name: e.settings() for e in project.gate.environments},
         "settings": settings(project),
+        **shipped(project),
+        "fuzz": fuzz_settings(project),
+        "coverage": {"reference": list(project.coverage.reference)},
+        "checks": list(checks),
     }
+
+
+def shipped(project: Project) -> dict[str, dict]:
+    """``verified``: each tree's verified modules (the entries' graph); ``shipped``: every other
+    file of each tree with its SHA-256, what the gate pins instead of verifying. A tree whose
+    graph cannot be linked has no verified module here (the run says why)."""
+    entries = [entry.module for entry in project.entries.values()]
+    verified: dict[str, list[str]] = {}
+    pinned: dict[str, dict[str, str]] = {}
+    for tree in sorted(project.trees):
+        root = project.trees[tree]
+        try:
+            modules = set(import_closure(root, entries))
+        except LinkError:
+            modules = set()
+        verified[tree] = sorted(modules)
+        pinned[tree] = {rel: sha256_hex((root / rel).read_bytes()) for rel in sorted(tree_files(root))
+                        if rel not in modules}
+    return {"verified": verified, "shipped": pinned}
+
+
+def fuzz_settings(project: Project) -> dict[str, Any]:
+    """What decides the cases the gate's fuzz budget runs besides its seed and count: each
+    plugin's bytes (None when its file cannot be found), each entry's generators as the
+    campaign picks them (the built-in ones when the config names none) and the weights."""
+    return {"plugins": {ref: _file_hash(plugin_file(ref, project.root)) for ref in project.fuzz.plugins},
+            "generators": {entry: list(project.fuzz.generators.get(entry, tuple(BUILTIN))) for entry in project.entries},
+            "weights": dict(sorted(project.fuzz.weights.items()))}
+
+
+def _file_hash(path: Path | None) -> str | None:
+    return sha256_hex(path.read_bytes()) if path is not None and path.is_file() else None
 
 
 def markers(project: Project) -> list[dict[str, str]]:
@@ -253,7 +309,77 @@ def changes(old: dict, new: dict, old_case_ids: list[str], new_case_ids: list[st
             lines.append(f"{where}: set to {_shown(now)}")
         elif before is not None and not isinstance(before, list) and now != before:
             lines.append(f"{where}: {_shown(before)} -> {'removed' if now is None else _shown(now)}")
+    lines += shipped_changes(old, new)
+    lines += fuzz_changes(old.get("fuzz"), new.get("fuzz", {}))
+    if "coverage" in old and old["coverage"]["reference"] != new["coverage"]["reference"]:
+        lines.append(f"[tool.extparity.coverage].reference: {_canonical(old['coverage']['reference'])} -> "
+                     f"{_canonical(new['coverage']['reference'])}")
+    lines += [f"check {name}: in the last release's gate, not in this one"
+              for name in old.get("checks", []) if name not in new["checks"]]
     return lines
+
+
+def shipped_changes(old: dict, new: dict) -> list[str]:
+    """Each shipped file outside the verified modules added, removed or changed. A baseline
+    older than this record pins nothing, so every such file shows as added."""
+    lines = []
+    before, now = old.get("shipped", {}), new["shipped"]
+    was_verified, verified = old.get("verified", {}), new["verified"]
+    for tree in sorted(set(before) | set(now)):
+        pinned, pinning = before.get(tree, {}), now.get(tree, {})
+        for rel in sorted(set(pinned) | set(pinning)):
+            where = f"shipped file {tree}/{rel}"
+            if rel not in pinned:
+                lines.append(f"{where}: no longer a verified module (sha256 {pinning[rel]})"
+                             if rel in was_verified.get(tree, []) else f"{where}: added (sha256 {pinning[rel]})")
+            elif rel not in pinning:
+                if rel not in verified.get(tree, []):  # a file that became verified is checked as one now
+                    lines.append(f"{where}: removed (was sha256 {pinned[rel][:12]})")
+            elif pinned[rel] != pinning[rel]:
+                lines.append(f"{where}: changed (sha256 {pinned[rel][:12]} -> {pinning[rel]})")
+    return lines
+
+
+def fuzz_changes(old: dict | None, new: dict) -> list[str]:
+    """Every change to what decides the gate's fuzz cases: a plugin's bytes, an entry's
+    generators, a weight. Any change counts: fewer generators, a lighter weight or a plugin that
+    generates less all shrink what the budget searches, and none of them shows in a verdict."""
+    if old is None:  # a baseline older than this record: only the plugins can be compared, as added
+        old = {"plugins": {}, "generators": new["generators"], "weights": new["weights"]}
+    lines = []
+    for ref in sorted(set(old["plugins"]) | set(new["plugins"])):
+        before, now = old["plugins"].get(ref), new["plugins"].get(ref)
+        where = f"fuzz plugin {ref}"
+        if ref not in old["plugins"]:
+            lines.append(f"{where}: added ({'sha256 ' + now if now else 'no such file'})")
+        elif ref not in new["plugins"]:
+            lines.append(f"{where}: removed")
+        elif before != now:
+            lines.append(f"{where}: changed (sha256 {(before or 'none')[:12]} -> {now or 'no such file'})")
+    for entry in sorted(set(old["generators"]) & set(new["generators"])):
+        if old["generators"][entry] != new["generators"][entry]:
+            lines.append(f"[tool.extparity.fuzz].generators.{entry}: {_canonical(old['generators'][entry])} -> "
+                         f"{_canonical(new['generators'][entry])}")
+    for name in sorted(set(old["weights"]) | set(new["weights"])):
+        before, now = old["weights"].get(name), new["weights"].get(name)
+        if before != now:
+            lines.append(f"[tool.extparity.fuzz].weights.{name}: " + (
+                f"set to {_shown(now)}" if before is None else f"{_shown(before)} -> {'removed' if now is None else _shown(now)}"))
+    return lines
+
+
+def placeholder_reasons(project: Project) -> list[str]:
+    """Each exception of ``[tool.extparity.gate]`` whose reason is still the one ``init`` or
+    ``--suggest`` wrote: it names what a reviewer must confirm, so it says nothing was."""
+    problems = []
+    for key in DECLARED:
+        for index, declared in enumerate(getattr(project.gate, key)):
+            tail = placeholder(declared.reason)
+            if tail is not None:
+                shown = declared.what + (f" in {declared.where}" if declared.where else "")
+                problems.append(f"[tool.extparity.gate].{key}[{index}] ({shown}): its reason is still the "
+                                f"placeholder extparity wrote (\"... {tail}\"): say in your own words why it may be")
+    return problems
 
 
 class BaselineError(Exception):
@@ -285,24 +411,42 @@ def load_baseline(path: Path | str) -> Baseline:
     return Baseline(Path(path).name, policy, [case["id"] for case in document["cases"]], document.get("ok") is True)
 
 
-def judge(now: dict, case_ids: list[str], baseline: Baseline | None,
-          acknowledged: Acknowledgements | None) -> tuple[list[str], str]:
-    """The policy check's problems and its passing line."""
-    problems = unbrowsed_trees(now)
+def judge(now: dict, case_ids: list[str], baseline: Baseline | None, acknowledged: Acknowledgements | None,
+          placeholders: Sequence[str] = ()) -> tuple[list[str], str]:
+    """The policy check's problems and its passing line: against ``baseline`` every change of
+    ``now`` must be acknowledged; without one, every shipped file it trusts unreviewed."""
+    problems = unbrowsed_trees(now) + list(placeholders)
     browsed = ", ".join(f"{tree} by {' and '.join(kinds)}" for tree, kinds in now["trees"].items() if kinds)
-    if baseline is None:
-        return problems, f"every tree is loaded by a browser ({browsed}); no --baseline: policy recorded, not compared"
-    if not baseline.ok:
-        problems.append(f"baseline {baseline.name}: its gate did not pass, so it is no release to compare with")
-    if case_ids_hash(baseline.case_ids) != baseline.policy["cases"]["sha256"]:
-        problems.append(f"baseline {baseline.name}: its cases are not the ones its policy records (edited?)")
-    found = changes(baseline.policy, now, baseline.case_ids, case_ids)
     acknowledged = acknowledged or Acknowledgements("")
+    if baseline is None:
+        found = trusted_unreviewed(now)
+        stale = "which is not among the files this first release trusts unreviewed (no --baseline)"
+    else:
+        if not baseline.ok:
+            problems.append(f"baseline {baseline.name}: its gate did not pass, so it is no release to compare with")
+        if case_ids_hash(baseline.case_ids) != baseline.policy["cases"]["sha256"]:
+            problems.append(f"baseline {baseline.name}: its cases are not the ones its policy records (edited?)")
+        found = changes(baseline.policy, now, baseline.case_ids, case_ids)
+        stale = f"which is no policy change against {baseline.name}"
     problems += [f"acknowledgements: {p}" for p in acknowledged.problems]
     problems += [f"not acknowledged: {line}" for line in found if line not in acknowledged.changes]
-    problems += [f"{acknowledged.name}[{index}]: acknowledges {line!r}, which is no policy change against "
-                 f"{baseline.name}: remove the entry" for line, index in acknowledged.changes.items() if line not in found]
+    problems += [f"{acknowledged.name}[{index}]: acknowledges {line!r}, {stale}: remove the entry"
+                 for line, index in acknowledged.changes.items() if line not in found]
+    if baseline is None:
+        files = {tree: list(pinned) for tree, pinned in now["shipped"].items() if pinned}
+        listed = "; ".join(f"{tree}: {', '.join(names)}" for tree, names in files.items())
+        total = sum(map(len, files.values()))
+        return problems, (f"every tree is loaded by a browser ({browsed}); no --baseline: "
+                          + (f"{count(total, 'shipped file')} outside the verified modules trusted unreviewed, "
+                             f"each acknowledged in {acknowledged.name} ({listed})" if total
+                             else "every shipped file is a verified module"))
     accepted = sum(line in acknowledged.changes for line in found)
     return problems, (f"every tree is loaded by a browser ({browsed}); against {baseline.name}: "
                       + (f"{accepted} policy changes, each acknowledged in {acknowledged.name}" if found
                          else "no policy change"))
+
+
+def trusted_unreviewed(policy: dict) -> list[str]:
+    """A first release's lines: every shipped file outside the verified modules, with its bytes."""
+    return [f"trusted unreviewed: {tree}/{rel} (sha256 {sha})"
+            for tree, pinned in policy["shipped"].items() for rel, sha in pinned.items()]

@@ -99,7 +99,8 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
     accepted only for these bytes (``recorded.recorded_run``)."""
     needs = {need for spec in checks for need in spec.needs}
     timings: dict[str, float] = {}
-    gate = Gate(project, corpus, options, policy.record(project, corpus), browsers_by_tree(project), tested=project)
+    gate = Gate(project, corpus, options, policy.record(project, corpus, [spec.name for spec in all_checks()]),
+                browsers_by_tree(project), tested=project)
     chosen = [spec for spec in checks if spec.applies is None or spec.applies(gate)]
     unpacked_root = project.gate.dist / UNPACKED
     shutil.rmtree(unpacked_root, ignore_errors=True)

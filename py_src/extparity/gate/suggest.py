@@ -5,8 +5,12 @@ Why: an extension built per browser differs between its trees by design (a backg
 browser, a page only Firefox runs, browser-only manifest keys), and the trees check fails on
 every such file until the config names it. Writing that list by hand for dozens of files is how
 a real drift gets waved through with the rest. This reads the trees as the gate does and says,
-for each difference, what it is; a file the entries reach is never suggested: the verified code
-must be one file in every tree, so its difference is reported as drift to fix instead.
+for each difference, what it is. Never suggested, reported as drift to fix instead: a file the
+entries reach (the verified code must be one file in every tree), and a module the background
+imports that every tree ships but with other bytes. The second is how a drifted parser was once
+glued: the entries chosen did not reach it, the background did. The background's own scripts
+(a per-browser service worker, scripts or page) and files only some trees have are per-browser by
+nature and are suggested; as glue they are pinned by the gate's policy, never verified.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ..project.config import Project
 from ..project.words import shortened
 from ..subject import tree_checks
 from ..subject.linker import LinkError, import_closure, normalize_path
+from .acknowledgements import REVIEW_SCRIPT
 from .checks.scripts import shipped_scripts
 
 # Top-level manifest keys that differ between browsers by their nature, and why.
@@ -66,6 +71,7 @@ def suggest(project: Project) -> Suggestion:
     trees = project.trees
     names = list(trees)
     verified = _verified_modules(project)
+    imported = _background_imports(project)
     roles = _roles(project)
     found = Suggestion()
     files = {name: tree_checks.tree_files(root) - {tree_checks.MANIFEST} for name, root in trees.items()}
@@ -83,6 +89,10 @@ def suggest(project: Project) -> Suggestion:
         if rel in verified:
             found.drift.append(f"{rel}: {difference}, but the entries reach it ({', '.join(verified[rel])}): "
                                f"the verified code must be one file in every tree; fix the drift")
+            continue
+        if rel in imported and len(present) == len(names):
+            found.drift.append(f"{rel}: {difference}, but the background reaches it ({', '.join(imported[rel])}): "
+                               f"what the background loads must be one file in every tree; fix the drift")
             continue
         found.glue.append((rel, f"{difference}; {roles.get(rel) or 'no manifest reaches it'}"))
     manifests: dict[str, dict] = {}
@@ -121,7 +131,7 @@ def _glue_scripts(project: Project) -> list[tuple[str, str]]:
         for script, how in scripts.items():
             if script not in verified:
                 reached.setdefault(script, []).append(f"{name}: {how}")
-    return [(script, f"shipped outside the verified graph ({'; '.join(hows)}); confirm it decides no call itself")
+    return [(script, f"shipped outside the verified graph ({'; '.join(hows)}); {REVIEW_SCRIPT}")
             for script, hows in sorted(reached.items())]
 
 
@@ -137,6 +147,23 @@ def _verified_modules(project: Project) -> dict[str, list[str]]:
             for path in graph:
                 if name not in reached.setdefault(path, []):
                     reached[path].append(name)
+    return reached
+
+
+def _background_imports(project: Project) -> dict[str, list[str]]:
+    """Module -> the trees whose background imports it (its closure, but for the scripts the
+    manifest names as the background itself)."""
+    reached: dict[str, list[str]] = {}
+    for name, root in project.trees.items():
+        manifest, _ = tree_checks.load_manifest(name, root)
+        if manifest is None:
+            continue
+        try:
+            imported = set(tree_checks.background_closure(root, manifest))
+        except LinkError:
+            continue  # the gate's background check says why
+        for path in sorted(imported - set(tree_checks.background_scripts(root, manifest))):
+            reached.setdefault(path, []).append(name)
     return reached
 
 

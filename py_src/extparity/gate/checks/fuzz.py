@@ -54,6 +54,7 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
     if not any(entry.args for entry in project.entries.values()):  # each call is the one the corpus makes
         return [], f"off{_without_arguments(list(project.entries))}"
     options = FuzzOptions(seed=budget.seed, cases=budget.cases, max_findings=1, shrink_seconds=SHRINK_SECONDS)
+    factory = None
     try:
         factory = CaseFactory(project, seed_cases(corpus.cases), budget.seed)
         started = time.perf_counter()
@@ -61,6 +62,9 @@ def judge(project: Project, corpus: Corpus, controller: Controller | None = None
                           known=known_cases(project, corpus.cases)).run()
     except GeneratorError as error:
         return [str(error)], ""
+    finally:
+        if factory is not None:
+            factory.close()
     log(f"fuzz budget: {result.cases:,} cases of seed {budget.seed} in {time.perf_counter() - started:.1f}s "
         f"through {', '.join(engines)}")
     problems = saved_findings(project, budget.seed, result.findings)

@@ -1,5 +1,7 @@
-"""policy: every tree is loaded by a browser; with a baseline (the last release's gate result),
-no weakening of the gate's own rules that is not acknowledged (``gate.policy``)."""
+"""policy: every tree is loaded by a browser; no reason is still a drafted placeholder; with a
+baseline (the last release's gate result), no weakening of the gate's own rules and no change to
+a shipped file outside the verified modules that is not acknowledged; without one, every such
+file acknowledged as trusted unreviewed (``gate.policy``)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,11 @@ from ..registry import Spec
 
 def verdict(gate: Gate) -> tuple[list[str], str]:
     return policy.judge(gate.policy, [case.id for case in gate.corpus.cases], gate.options.baseline,
-                        gate.options.acknowledged)
+                        gate.options.acknowledged, policy.placeholder_reasons(gate.project))
 
 
 CHECK = Spec("policy",
-             "a tree no browser engine loads; with `--baseline`, a weakening of the last release's "
-             "policy that `--acknowledged` does not name",
+             "a tree no browser engine loads; a drafted placeholder reason; a shipped file outside the "
+             "verified modules, or with `--baseline` a weakening of the last release's policy, that "
+             "`--acknowledged` does not name",
              "[tool.extparity] (engines, entries, gate settings); --baseline, --acknowledged", verdict)
