@@ -89,7 +89,8 @@ def test_an_unrun_block_in_a_minified_line_is_quoted_from_its_column_and_capped(
     minified = "const pad = " + '"' + "x" * 3000 + '";' + "function f(x) {if (x) {return 1;} return 2;}\n"
     problems, _ = coverage.judge(project(), document(run_if_body=False, text=minified))
     column = minified.index("return 1") + 1  # the block trimmed to its code, as in any module
-    assert problems == [f"m.js:1:{column}: no case runs this block (return 1); " + coverage.FIX]
+    assert problems == [f"m.js:1:{column}: no case runs this block (return 1); " + coverage.FIX
+                        + " (no source map for m.js: lines are built lines)"]
     long_body = minified.replace("return 1;", "g(); " * 100 + "return 1;")
     (problem,) = coverage.judge(project(), document(run_if_body=False, text=long_body))[0]
     quoted = problem[problem.index("(") + 1:problem.index("); add a case")]

@@ -14,8 +14,9 @@ def _version() -> str:
     checkout = Path(__file__).resolve().parents[2] / "pyproject.toml"
     try:
         project = tomllib.loads(checkout.read_text(encoding="utf-8")).get("project", {})
-        if project.get("name") == "extparity" and isinstance(project.get("version"), str):
-            return project["version"]
+        version = project.get("version")
+        if project.get("name") == "extparity" and isinstance(version, str):
+            return version
     except (OSError, ValueError):
         pass
     try:

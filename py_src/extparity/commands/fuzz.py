@@ -56,7 +56,8 @@ def main(args) -> int:
     summary_path = check_output(args.json)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     out = Path(args.out)
-    target = check_output(str(findings_path(out, seed, args.start)))
+    target = findings_path(out, seed, args.start)
+    check_output(str(target))  # fails before any engine starts if it cannot be written
     seconds = args.seconds if args.seconds is not None or args.cases is not None else 60.0
     options = FuzzOptions(seed=seed, cases=args.cases, seconds=seconds, start=args.start, batch=args.batch,
                           max_findings=args.max_findings, shrink_seconds=args.shrink_seconds,

@@ -143,8 +143,8 @@ def _args_unknown_to_the_corpus(corpus: Corpus, entries: Mapping[str, Entry],
     for where, (fn, _) in fields.items():
         lines.setdefault(fn, []).append(where)
     blamed: dict[str, set[str]] = {}  # fn -> fields whose per-line problems the config's line replaces
-    for fn, where in lines.items():
-        keys = [fields[at][1] for at in where]
+    for fn, places in lines.items():
+        keys = [fields[at][1] for at in places]
         absent = [arg for arg in entries[fn].args if not any(arg in k for k in keys)]
         if not absent:
             continue
@@ -152,7 +152,7 @@ def _args_unknown_to_the_corpus(corpus: Corpus, entries: Mapping[str, Entry],
         carried = f"; they carry {', '.join(map(repr, instead))}, which args does not name" if instead else ""
         corpus.problems.append(Problem("", 0, "", f"[tool.extparity.entries.{fn}].args: "
                                        f"{', '.join(map(repr, absent))} is in no line of {fn} "
-                                       f"({count(len(where), 'line')}){carried}: a typo in args?"))
+                                       f"({count(len(places), 'line')}){carried}: a typo in args?"))
         blamed[fn] = set(absent) | set(instead)
     if blamed:
         corpus.problems[:] = [problem for problem in corpus.problems

@@ -205,7 +205,8 @@ def first_difference_text(project: Project, module: str, trees: list[str]) -> st
 
     first = trees[0]
     base = (project.trees[first] / module).read_bytes()
-    parts, unmapped = [], []
+    parts: list[str] = []
+    unmapped: list[str] = []
     for other in trees[1:]:
         data = (project.trees[other] / module).read_bytes()
         at = first_difference(base, data) - 1  # counted from 1, as cmp counts

@@ -156,10 +156,10 @@ def judge(project: Project, document: dict | None, missing: str = "", cases: int
     if unmapped:  # said once: its locations are lines of minified code
         problems = [f"{p} (no source map for {', '.join(unmapped)}: lines are built lines)" if i == 0 else p
                     for i, p in enumerate(problems)]
-    line = (f"{count(len(modules), 'verified module')}: {run} of {blocks} blocks and "
-            f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
-            f"{', '.join(engines)}; {exempt}{below}{runtime}{sourced}{ref_line}")
-    return problems, line
+    summary = (f"{count(len(modules), 'verified module')}: {run} of {blocks} blocks and "
+               f"{sum(m['functions_run'] for m in modules.values())} of {functions} functions run in "
+               f"{', '.join(engines)}; {exempt}{below}{runtime}{sourced}{ref_line}")
+    return problems, summary
 
 
 def unrun(source: Source, block: dict) -> str:
