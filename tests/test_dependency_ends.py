@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import tomllib
 from pathlib import Path
@@ -106,3 +107,26 @@ def test_the_newest_playwright_is_refused_for_debians_firefox_in_one_line(wheel,
     assert result.returncode == 1
     lines = [line for line in (result.stdout + result.stderr).splitlines() if "cannot drive Firefox" in line]
     assert lines and all("playwright<1.65" in line for line in lines), result.stdout[-2000:]
+
+
+def _readme_install_line() -> list[str]:
+    """The arguments of the README's `pip install` line for adopters, as written there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Install it for your extension"):]
+    (line,) = [row for row in section[:section.index("\n## ")].splitlines() if "pip install" in row]
+    return shlex.split(line.split("#", 1)[0])[2:]
+
+
+@pytest.mark.browser
+def test_the_readmes_install_line_gives_a_venv_that_runs_every_engine(wheel, tmp_path):
+    """An adopter pastes the README's line into a fresh venv (the wheel standing in for the
+    package's name): every engine of the bundled project, the browsers included, runs green."""
+    arguments = _readme_install_line()
+    assert arguments[0] == "extparity[engines]", arguments
+    python = make_venv(tmp_path / "venv", wheel, [], extras="engines", also=tuple(arguments[1:]))
+    result = subprocess.run(
+        [str(python.parent / "extparity"), "--config", str(ROOT / "pyproject.toml"), "run", "--json", "run.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900, env={**os.environ, "PYTHONPATH": ""})
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    document = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    assert {"chromium", "firefox"} <= set(document["engines"]) and len(document["engines"]) == 9
