@@ -99,3 +99,20 @@ def test_docs_gate_md_has_a_section_for_every_check_in_the_gates_order():
     headings = [line[4:].strip() for line in text.partition("\n## The checks\n")[2].partition("\n## ")[0].splitlines()
                 if line.startswith("### ")]
     assert headings == NAMES
+
+
+def test_gate_html_shows_each_check_above_the_matrix_and_report_remakes_it_from_the_json(tmp_path):
+    """`gate --html`: the run's page with the gate's checks first, a failing one open with every
+    problem behind its line; `report` makes the same page from the gate's --json."""
+    page, saved, again = tmp_path / "gate.html", tmp_path / "gate.json", tmp_path / "again.html"
+    code, out, err = gate_cli("--only", "trees,policy", "--html", str(page), "--json", str(saved))
+    assert code == 1 and "FAIL policy: not acknowledged: trusted unreviewed: chrome/background.js" in out, out + err
+    html = page.read_text(encoding="utf-8")
+    pane = html[html.index('<section id="gate-pane">'):html.index("</section>", html.index('id="gate-pane"'))]
+    assert "<h2>gate FAILED: 1 of 2 checks (policy)</h2>" in pane
+    assert '<details class="pass"><summary>PASS trees: ' in pane
+    assert '<details class="fail" open><summary>FAIL policy: not acknowledged: ' in pane
+    problems = json.loads(saved.read_text(encoding="utf-8"))["gate"]["checks"][1]["problems"]
+    assert len(problems) > 1 and all(f"<li>{p}</li>" in pane for p in problems)  # no markup in these problems
+    assert call_cli("report", str(saved), "--html", str(again))[0] == 0
+    assert again.read_bytes() == page.read_bytes()

@@ -18,7 +18,8 @@ from ..project.config import load_project
 from ..project.words import count
 from ..reports import summary
 from ..results import build, read
-from .common import UsageError, add_limit_options, check_output, controller, stderr, write
+from .common import (UsageError, add_limit_options, add_report_options, check_output, check_report_outputs,
+                     controller, stderr, write, write_reports)
 
 
 def add_parser(commands) -> None:
@@ -42,6 +43,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--timings", metavar="PATH", help="write per-engine timings (kept out of the deterministic result)")
     parser.add_argument("--coverage", metavar="PATH",
                         help="write the coverage the coverage check judged (JSON, as `run --coverage`)")
+    add_report_options(parser)
     parser.add_argument("--only", metavar="CHECK,...",
                         help="run only these checks (names as --list-checks prints them, or their modules): "
                              "artifacts and engines start only if one of them needs them; never a release verdict")
@@ -76,6 +78,7 @@ def main(args) -> int:
     except UnknownCheck as error:
         raise UsageError(str(error)) from None
     outputs = {name: check_output(getattr(args, name)) for name in ("json", "matrix", "timings", "coverage")}
+    reports = check_report_outputs(args)
     baseline, acknowledged = policy_inputs(args)
     recorded = _recorded(args.results)
     recorded_coverage = _recorded_coverage(args.coverage_from, recorded is not None)
@@ -97,6 +100,9 @@ def main(args) -> int:
                                              sort_keys=True) + "\n"),
         write(outputs["coverage"], coverage_dumps(gate.coverage)) if gate.coverage is not None else None,
     ) if e]
+    if any(reports.values()):  # the run's reports, the HTML with the gate's checks above its matrix
+        write_errors += write_reports(document, reports, build.timings(gate.run) if args.timings else None,
+                                      coverage=gate.coverage)
     stderr("gate: " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in gate.timings.items()))
     failed = [c for c in gate.checks if not c.ok]
     # A check's line says its first problem; stderr lists every problem of a line that says there

@@ -25,13 +25,13 @@ import re
 from pathlib import Path
 
 from ..results import compare, verdict_diff
-from . import coverage_view
+from . import coverage_view, gate_view
 from ..results.read import engine_names, judged_against, odd_one_out, verdicts
 from ..run.outcomes import PASSES, Outcome
 
 PAGE_DIR = Path(__file__).resolve().parent / "html"
 CELLS = tuple(outcome.value for outcome in Outcome)  # a row's cells are indices into this, in the page data
-MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA|COVERAGE-BUTTON|COVERAGE)\*/")
+MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA|GATE|COVERAGE-BUTTON|COVERAGE)\*/")
 DIFF_OPS = {"same": "=", "changed": "~", "removed": "-", "added": "+"}
 
 
@@ -147,9 +147,11 @@ def render(document: dict, title: str = "extparity report", timings: dict | None
     page = (PAGE_DIR / "report.html").read_text(encoding="utf-8")
     parts = {
         "/*TITLE*/": _escape_html(title),
-        "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8") + (coverage_view.STYLE if coverage else ""),
+        "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8") + (coverage_view.STYLE if coverage else "")
+                     + (gate_view.STYLE if "gate" in document else ""),
         "/*SCRIPT*/": (PAGE_DIR / "report.js").read_text(encoding="utf-8") + (coverage_view.SCRIPT if coverage else ""),
         "/*DATA*/": _embedded(page_data(document, timings, baseline)),
+        "/*GATE*/": gate_view.section(document),
         "/*COVERAGE-BUTTON*/": coverage_view.button(coverage),
         "/*COVERAGE*/": coverage_view.section(coverage),
     }
