@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import zipfile
 
 import pytest
 
@@ -81,3 +82,27 @@ def test_a_compile_time_drift_fails_the_gate_naming_the_typescript_line(example)
     line = next(n for n, row in enumerate(source.read_text().splitlines(), 1) if "if (import.meta.env.FIREFOX)" in row)
     # the failure names where the two builds' sources part: the Firefox branch, in TypeScript lines
     assert f"firefox utils/toolcalls.ts:{line}" in out, out
+
+
+def test_the_zips_wxt_uploads_are_what_the_gate_judges_and_its_sources_zip_leaves_out_extparitys_outputs(example):
+    """`wxt zip` for each browser, as a team's release job runs it: the gate takes those zips
+    (`--artifact`), and the sources zip Mozilla asks for does not sweep up dist/ and out/."""
+    (example / "node_modules").symlink_to(EXAMPLE / "node_modules")
+    for out in ("dist", "out"):  # what an earlier gate left
+        (example / out).mkdir()
+        (example / out / "left.json").write_text("{}")
+    for argv in (["npx", "wxt", "zip"], ["npx", "wxt", "zip", "-b", "firefox", "--mv3"]):
+        zipped = subprocess.run(argv, cwd=example, capture_output=True, text=True, timeout=300)
+        assert zipped.returncode == 0, zipped.stdout + zipped.stderr
+    zips = {browser: example / ".output" / f"extparity-wxt-example-1.0.0-{browser}.zip"
+            for browser in ("chrome", "firefox", "sources")}
+    with zipfile.ZipFile(zips["sources"]) as sources:
+        names = sources.namelist()
+    assert "utils/toolcalls.ts" in names and not [n for n in names if n.startswith(("dist/", "out/"))], names
+    shutil.rmtree(example / "dist")  # the gate's dist/ holds only what it wrote
+    code, out, err = cli(example, "gate", "--only", "artifacts", "--json", "out/gate.json",
+                         "--artifact", f"chrome={zips['chrome']}", "--artifact", f"firefox={zips['firefox']}")
+    assert code == 0, out + err
+    recorded = json.loads((example / "out" / "gate.json").read_text())["gate"]["artifacts"]
+    assert {tree: a["path"] for tree, a in recorded.items()} == {
+        "chrome": ".output/extparity-wxt-example-1.0.0-chrome.zip", "firefox": ".output/extparity-wxt-example-1.0.0-firefox.zip"}

@@ -33,6 +33,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--acknowledged", metavar="PATH",
                         help="JSON list of {change, reason, link}: the policy changes of this release (with --baseline), "
                              "or the files a first release trusts unreviewed (without)")
+    parser.add_argument("--artifact", action="append", default=[], metavar="TREE=ZIP",
+                        help="the zip the team uploads for TREE (`wxt zip`, `web-ext build`): the engines run on its "
+                             "bytes instead of the gate's own pack, and its files must be the tree's; repeatable")
     parser.add_argument("--results", metavar="MERGED.json",
                         help="judge this result (shards joined by `extparity merge`) instead of running the engines; "
                              "refused unless it comes from this configuration, corpus and these bytes")
@@ -82,9 +85,11 @@ def main(args) -> int:
     baseline, acknowledged = policy_inputs(args)
     recorded = _recorded(args.results)
     recorded_coverage = _recorded_coverage(args.coverage_from, recorded is not None)
+    theirs = team_artifacts(args.artifact, project)
     try:
         gated = api.gate(project, only=args.only, allow_stale=args.allow_stale, baseline=baseline,
                          acknowledged=acknowledged, recorded=recorded, recorded_coverage=recorded_coverage,
+                         artifacts=theirs,
                          case_timeout_s=args.case_timeout, budget_s=args.timeout, jobs=args.jobs,
                          controller=controller(), log=stderr)
     except RefusedResult as error:
@@ -127,6 +132,24 @@ def main(args) -> int:
         return 0
     print(f"\ngate PASSED: all {ran} checks")
     return 0
+
+
+def team_artifacts(given: list[str], project) -> dict[str, Path]:
+    """`--artifact TREE=ZIP`, each checked before anything runs: a configured tree, once, a file."""
+    found: dict[str, Path] = {}
+    for value in given:
+        tree, _, path = value.partition("=")
+        if not path:
+            raise UsageError(f"--artifact {value}: expected TREE=ZIP (a tree of [tool.extparity.trees] and its zip)")
+        if tree not in project.trees:
+            raise UsageError(f"--artifact {value}: no tree {tree!r} in [tool.extparity.trees] "
+                             f"(the trees are {', '.join(project.trees)})")
+        if tree in found:
+            raise UsageError(f"--artifact {value}: tree {tree!r} is given twice")
+        if not Path(path).is_file():
+            raise UsageError(f"--artifact {value}: {path}: no such file")
+        found[tree] = Path(path)
+    return found
 
 
 def partial(gate) -> str:

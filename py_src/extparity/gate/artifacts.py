@@ -71,8 +71,9 @@ def pack(tree: Path) -> bytes:
 
 
 def contents(data: bytes) -> dict[str, bytes]:
+    """The artifact's files by name: the folder entries a team's zip tool may write hold nothing."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
+        return {info.filename: archive.read(info) for info in archive.infolist() if not info.is_dir()}
 
 
 def unpack(data: bytes, folder: Path) -> Path:
@@ -111,6 +112,18 @@ def build(tree_name: str, tree: Path, path: Path, *, write: bool = True,
     if write and not problems and on_disk != sha256_hex(data):
         write_atomic_bytes(path, data)
     return Artifact(tree_name, path, data, sha256_hex(data), len(contents(data)), replaced), problems
+
+
+def theirs(tree_name: str, path: Path) -> Artifact:
+    """The team's own zip of ``tree_name`` (`wxt zip`, `web-ext build`), read as it will be
+    uploaded; its entries are then held to the tree's files like the gate's own pack's. Raises
+    OSError, or ValueError for a file that is not a zip."""
+    data = Path(path).read_bytes()
+    try:
+        files = sum(1 for info in zipfile.ZipFile(io.BytesIO(data)).infolist() if not info.is_dir())
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"not a zip: {error}") from None
+    return Artifact(tree_name, Path(path), data, sha256_hex(data), files)
 
 
 def read_record(dist: Path) -> dict[str, dict]:

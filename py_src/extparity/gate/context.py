@@ -10,6 +10,7 @@ project itself and ``result`` an empty run until the loop builds and runs them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..corpus.cases import Corpus
@@ -41,6 +42,7 @@ class Options:
     acknowledged: Acknowledgements | None = None
     recorded: dict | None = None  # a merged result (`gate --results`), accepted only for these bytes
     recorded_coverage: dict | None = None  # its shards' coverage files, merged
+    artifacts: dict[str, Path] = field(default_factory=dict)  # tree -> the team's own zip (`--artifact`)
 
 
 def no_run() -> RunResult:

@@ -107,7 +107,8 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
     try:
         if needs & {ARTIFACTS, ENGINES}:
             started = time.perf_counter()
-            gate.built, gate.artifact_problems, unpacked = build_artifacts(project, gate.browsers, unpacked_root)
+            gate.built, gate.artifact_problems, unpacked = build_artifacts(project, gate.browsers, unpacked_root,
+                                                                           options.artifacts)
             gate.tested = replace(project, trees={**project.trees, **unpacked})
             timings["artifacts"] = time.perf_counter() - started
         for spec in chosen:
@@ -139,12 +140,27 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
                       timings)
 
 
-def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_root: Path):
-    """One artifact per tree in dist/, each unpacked for the engines; and what went wrong."""
+def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_root: Path,
+                    theirs: dict[str, Path] | None = None):
+    """One artifact per tree in dist/, each unpacked for the engines; and what went wrong. A tree
+    in ``theirs`` (`--artifact TREE=ZIP`) ships the team's own zip instead: the engines run on its
+    bytes, and its entries must be the tree's files, as the gate's own pack's must."""
     base = _release_name(project)
     built, problems, unpacked = [], [], {}
     record = packing.read_record(project.gate.dist)
+    for name, path in (theirs or {}).items():
+        try:
+            artifact = packing.theirs(name, path)
+            unpacked[name] = packing.unpack(artifact.data, unpacked_root / name)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{name}: cannot read the artifact {path}: {getattr(exc, 'strerror', None) or exc}")
+            continue
+        built.append(artifact)
+        problems += shipped_files.tree_problems(name, project.trees[name])
+        problems += shipped_files.entry_problems(path.name, artifact.data, project.trees[name], unpacked[name])
     for name, tree in project.trees.items():
+        if name in (theirs or {}):
+            continue
         manifest, _ = tree_checks.load_manifest(name, tree)
         version = (manifest or {}).get("version")
         suffix = ".xpi" if "firefox" in browsers[name] else ".zip"

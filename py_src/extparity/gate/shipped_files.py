@@ -81,7 +81,7 @@ def entry_problems(artifact_name: str, data: bytes, tree: Path, unpacked: Path) 
     engines ran on: the same names (each once, each a plain relative path), the same bytes."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         infos = archive.infolist()
-        packed = {info.filename: archive.read(info) for info in infos}
+        packed = {info.filename: archive.read(info) for info in infos if not info.is_dir()}
     problems = []
     seen: set[str] = set()
     for info in infos:
@@ -89,7 +89,7 @@ def entry_problems(artifact_name: str, data: bytes, tree: Path, unpacked: Path) 
         parts = PurePosixPath(entry).parts
         if entry in seen:
             problems.append(f"{artifact_name}: entry {entry} is in the artifact twice")
-        elif info.is_dir() or entry.startswith("/") or "\\" in entry or ".." in parts or "." in entry.split("/"):
+        elif entry.startswith("/") or "\\" in entry or ".." in parts or "." in entry.rstrip("/").split("/"):
             problems.append(f"{artifact_name}: entry {entry!r} is not a plain file path inside the extension")
         seen.add(entry)
     on_disk = _regular_files(tree)
