@@ -1070,7 +1070,49 @@ def popup_importing_a_hook_lazily(copy: Copy) -> None:
     copy.write("hooks/late.mjs", "export const late = true;\n")
 
 
+POPUP_LINE = (ROOT / "extension/chrome/inspector.js").read_text().split("const $ = (id)")[0].count("\n") + 1  # where edits go
+
+
+def popup_starting_a_worker_named_in_capitals(copy: Copy) -> None:
+    """Browsers read an extension file's type from its suffix whatever its case."""
+    copy.edit("inspector.js", 'const $ = (id)', 'new Worker("render-worker.JS");\n\nconst $ = (id)')
+    copy.write("render-worker.JS", "onmessage = (e) => postMessage(JSON.parse(e.data));\n")
+
+
+def popup_starting_a_worker_from_a_text_file(copy: Copy) -> None:
+    copy.edit("inspector.js", 'const $ = (id)', 'new Worker(new URL("./workers/render.txt", import.meta.url), '
+                                                '{ type: "module" });\n\nconst $ = (id)')
+    copy.write("workers/render.txt", "onmessage = (e) => postMessage(JSON.parse(e.data));\n")
+
+
+def background_registering_a_content_script_from_a_text_file(copy: Copy) -> None:
+    copy.edit("background.js", "api.runtime.onMessage.addListener(",
+              'api.scripting?.registerContentScripts([{ id: "calls", matches: ["https://chat.example.org/*"], '
+              'js: ["content/calls.txt"] }]);\n\napi.runtime.onMessage.addListener(')
+    copy.write("content/calls.txt", "var calls = (text) => JSON.parse(text);\n")
+
+
+def worker_importing_scripts(copy: Copy) -> None:
+    copy.edit("inspector.js", 'const $ = (id)', 'new SharedWorker("workers/shared.js");\n\nconst $ = (id)')
+    copy.write("workers/shared.js", 'importScripts("lax-parser.data");\n')
+    copy.write("workers/lax-parser.data", "var calls = (text) => JSON.parse(text);\n")
+
+
 SCRIPT_BREAKAGES = {
+    "a worker named in capitals": (popup_starting_a_worker_named_in_capitals, {},
+                                   f"render-worker.JS (a worker of inspector.js) {NOT_ACCOUNTED}"),
+    "a worker from a text file": (popup_starting_a_worker_from_a_text_file, {},
+                                  f"workers/render.txt (a worker of inspector.js) {NOT_ACCOUNTED}"),
+    "a content script registered at run time": (background_registering_a_content_script_from_a_text_file, {},
+                                                f"content/calls.txt (a content script background.js registers) {NOT_ACCOUNTED}"),
+    "a script file in capitals": (lambda copy: copy.write("tools/helper.MJS", "export const lax = true;\n"), {},
+                                  f"tools/helper.MJS (shipped) {NOT_ACCOUNTED}"),
+    "a worker from a computed name": (
+        lambda copy: copy.edit("inspector.js", 'const $ = (id)', 'new Worker(["render", "js"].join("."));\n\nconst $ = (id)'),
+        {}, f'inspector.js:{POPUP_LINE}: a worker from a computed name, which the gate cannot follow: name the file '
+            'in a string literal (["render", "js"].join("."))'),
+    "a script a worker imports": (worker_importing_scripts, {"glue_scripts": glue("workers/shared.js")},
+                                  f"workers/lax-parser.data (imported by workers/shared.js) {NOT_ACCOUNTED}"),
     "an export no entry is": (options_page_with_the_parser_objects, {"glue_scripts": glue("options.js")},
                               "options.js:1 imports parseToolCalls from the verified module src/agent/tool-call-parser.js, "
                               "which is not an entry's export: only entries are verified"),

@@ -8,7 +8,11 @@ that can run: each entry point every manifest declares (background service worke
 page; action, browser_action and page_action popups; options; side panel and sidebar; devtools
 page; content scripts; sandbox pages; URL overrides; web-accessible resources; user-script API
 scripts), every ``<script src>`` of every shipped HTML page whatever the file's name, their static
-and literal dynamic imports, and every ``.js``/``.mjs``/``.cjs``/``.jsm`` file of the tree. Each is in the
+and literal dynamic imports, what scripts start at run time (workers, ``importScripts``,
+content scripts registered or injected through the ``scripting``/``tabs``/``contentScripts`` APIs:
+the file a string literal names, whatever its name; a computed one fails, since nothing can follow
+it), and every ``.js``/``.mjs``/``.cjs``/``.jsm`` file of the tree, the suffix in any case (browsers
+read an extension file's type from it case-insensitively: ``worker.JS`` runs). Each is in the
 verified graph, or listed in ``[tool.extparity.gate].glue_scripts`` with a reason, or the gate
 fails naming it. A script outside the graph may import from a verified module only exports that
 are an entry (the same binding as an entry's export); ``[tool.extparity.gate].imports`` names
@@ -18,6 +22,7 @@ the exceptions, each with a reason. Inline ``<script>`` code cannot be accounted
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,17 +91,25 @@ def declared_entry_points(manifest: dict, files: set[str]) -> list[tuple[str, st
             pattern = pattern.lstrip("/")
             for path in sorted(files):
                 if path == pattern or fnmatch.fnmatchcase(path, pattern):
-                    if path.endswith(PAGES):
+                    if is_page(path):
                         found.append((path, "page", "web_accessible_resources"))
-                    elif path.endswith(SCRIPTS):
+                    elif is_script(path):
                         found.append((path, "script", "web_accessible_resources"))
     return found
+
+
+def is_script(path: str) -> bool:
+    return path.lower().endswith(SCRIPTS)
+
+
+def is_page(path: str) -> bool:
+    return path.lower().endswith(PAGES)
 
 
 def shipped_pages(tree: Path, manifest: dict) -> dict[str, str]:
     """Every HTML page of the tree -> how it is reached (its manifest key, or "shipped")."""
     files = tree_checks.tree_files(tree)
-    pages = {path: "shipped" for path in sorted(files) if path.endswith(PAGES)}
+    pages = {path: "shipped" for path in sorted(files) if is_page(path)}
     for path, kind, where in declared_entry_points(manifest, files):
         if kind == "page" and path in files:  # the manifests check names a reference to a missing file
             pages[path] = f"manifest.json {where}"
@@ -117,20 +130,120 @@ def shipped_scripts(tree: Path, manifest: dict) -> tuple[dict[str, str], list[st
                      for at in inline]
         for script in scripts:
             reached.setdefault(script, f"a <script> of {page}")
+    scanned: set[str] = set()
     for shipped in (False, True):  # what the manifest and pages load first, then every other script file
         if shipped:
             for path in sorted(files):
-                if path.endswith(SCRIPTS):
+                if is_script(path):
                     reached.setdefault(path, "shipped")
-        for script, how in list(reached.items()):
-            if script not in files or (shipped and how != "shipped"):
-                continue
-            try:
-                for module in import_closure(tree, [script]):
-                    reached.setdefault(module, f"imported from {script}")
-            except LinkError as exc:
-                problems.append(f"{script} ({how}): its imports cannot be followed: {exc}")
+        while pending := [script for script in reached if script in files and script not in scanned]:
+            for script in pending:
+                scanned.add(script)
+                how = reached[script]
+                try:
+                    for module in import_closure(tree, [script]):
+                        reached.setdefault(module, f"imported from {script}")
+                except LinkError as exc:
+                    problems.append(f"{script} ({how}): its imports cannot be followed: {exc}")
+                started, unfollowed = run_time_loads(tree, script, files)
+                problems += unfollowed
+                for path, started_how in started:
+                    reached.setdefault(path, started_how)
     return {path: how for path, how in reached.items() if path in files}, problems
+
+
+WORKERS = ("Worker", "SharedWorker")
+REGISTERS = ("registerContentScripts", "updateContentScripts", "executeScript", "register")
+SCRIPT_KEYS = ("js", "files", "file")
+
+
+def run_time_loads(tree: Path, script: str, files: set[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The scripts ``script`` starts at run time, each ``(path, how)``, and a problem for each it
+    starts from a computed name. Workers' URLs are the document's (or with ``new URL(..., import.meta.url)``
+    the module's): a relative one is looked up beside the script, then at the tree's root, where
+    extension pages live; ``importScripts`` is the worker's own; the extension APIs take root paths."""
+    try:
+        syntax, source = parse_source((Path(tree) / script).read_bytes(), script)
+    except (OSError, LinkError, UnicodeDecodeError):
+        return [], []  # the import closure reports what cannot be read
+    started: list[tuple[str, str]] = []
+    problems: list[str] = []
+
+    def named(node, what: str, how: str, bases: tuple[str, ...]) -> None:
+        """``node`` names a script started as ``what``; reached, it is ``how``."""
+        where = f"{script}:{line(node)}"
+        if node.type != "string":
+            problems.append(f"{where}: {what} from a computed name, which the gate cannot follow: "
+                            f"name the file in a string literal ({text(node, source)[:80]})")
+            return
+        value = string_value(node, source, where)
+        if "://" in value or value.startswith(("data:", "blob:")):
+            problems.append(f"{where}: {what} from {value[:80]!r}, outside the tree")
+            return
+        for base in bases:
+            try:
+                path = normalize_path(value if value.startswith("/") else posixpath.join(base, value), where)
+            except LinkError as error:
+                problems.append(str(error))
+                return
+            if path in files:
+                started.append((path, how))
+                return
+        problems.append(f"{where}: {what} from {value!r}, which the tree does not ship")
+
+    here, worker = posixpath.dirname(script), f"a worker of {script}"
+    stack = [syntax.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type == "new_expression" and text(node.child_by_field_name("constructor"), source) in WORKERS:
+            arguments = node.child_by_field_name("arguments")
+            first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            if first is None:
+                continue
+            if (first.type == "new_expression" and text(first.child_by_field_name("constructor"), source) == "URL"
+                    and first.child_by_field_name("arguments") is not None
+                    and len(first.child_by_field_name("arguments").named_children) == 2
+                    and text(first.child_by_field_name("arguments").named_children[1], source) == "import.meta.url"):
+                named(first.child_by_field_name("arguments").named_children[0], "a worker", worker, (here,))
+            else:
+                named(first, "a worker", worker, (here, ""))
+        elif node.type == "call_expression":
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if arguments is None:
+                continue
+            if function.type == "identifier" and text(function, source) == "importScripts":
+                for argument in arguments.named_children:
+                    named(argument, "importScripts", f"imported by {script}", (here,))
+            elif function.type == "member_expression" and text(function.child_by_field_name("property"), source) in REGISTERS:
+                if text(function.child_by_field_name("property"), source) == "register" and \
+                        not text(function.child_by_field_name("object"), source).endswith("contentScripts"):
+                    continue  # serviceWorker.register and others: an extension's worker is its manifest's
+                for pair in _pairs(arguments):
+                    if text(pair.child_by_field_name("key"), source).strip("'\"") in SCRIPT_KEYS:
+                        for value in _listed(pair.child_by_field_name("value")):
+                            named(value, "a content script", f"a content script {script} registers", ("",))
+    return started, problems
+
+
+def _pairs(node):
+    """Every ``key: value`` pair inside ``node``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "pair":
+            yield current
+        stack.extend(current.named_children)
+
+
+def _listed(value):
+    """The names a ``js``/``files``/``file`` value gives: a string, an array of strings, or an
+    array of ``{file: ...}`` objects (Firefox's ``contentScripts.register``; their pairs are
+    walked on their own)."""
+    if value.type == "array":
+        return [item for item in value.named_children if item.type != "object"]
+    return [value]
 
 
 def imports_of(tree: Path, script: str) -> list[Imported]:
