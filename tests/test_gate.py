@@ -1180,6 +1180,24 @@ SURFACE_BREAKAGES = {
                                'api.runtime["onMessageExternal"].addListener((m, _s, reply) => reply(answer(m)));\n'
                                "api.runtime.onMessage.addListener("),
         {}, f"chrome/background.js:{LISTENER_LINE}: onMessageExternal {SURFACE} (surface = 'onMessageExternal', script = 'background.js')"),
+    "onMessageExternal by destructuring": (
+        lambda copy: copy.edit("background.js", "api.runtime.onMessage.addListener(",
+                               "const { onMessageExternal } = api.runtime;\n"
+                               "onMessageExternal.addListener((m, _s, reply) => reply(answer(m)));\n"
+                               "api.runtime.onMessage.addListener("),
+        {}, f"chrome/background.js:{LISTENER_LINE}: onMessageExternal {SURFACE} (surface = 'onMessageExternal', script = 'background.js')"),
+    "onMessageExternal by a name put together": (
+        lambda copy: copy.edit("background.js", "api.runtime.onMessage.addListener(",
+                               'api.runtime["onMessage" + `External`].addListener((m, _s, reply) => reply(answer(m)));\n'
+                               "api.runtime.onMessage.addListener("),
+        {}, f"chrome/background.js:{LISTENER_LINE}: onMessageExternal {SURFACE} (surface = 'onMessageExternal', script = 'background.js')"),
+    "a listener looked up by a computed key on runtime": (
+        lambda copy: copy.edit("background.js", "api.runtime.onMessage.addListener(",
+                               'const way = ["on", "Message", "External"].join("");\n'
+                               "api.runtime[way].addListener((m, _s, reply) => reply(answer(m)));\n"
+                               "api.runtime.onMessage.addListener("),
+        {}, f"chrome/background.js:{LISTENER_LINE + 1}: api.runtime[way] looks up an event of runtime by a computed name "
+            f"(it may be onMessageExternal or onConnectExternal): name it"),
     "a content script on every site": (
         lambda copy: (copy.write("content.js", "void 0;\n"), manifests(
             copy, lambda m: m.update(content_scripts=[{"matches": ["https://*/*"], "js": ["content.js"]}]))),

@@ -9,7 +9,9 @@ where one applies, ``reason``); a declaration that no longer matches anything is
 
 * ``externally_connectable`` in a manifest (``script`` left out);
 * a listener on ``onMessageExternal`` or ``onConnectExternal`` (any reference to either, as
-  ``a.onMessageExternal`` or ``a["onMessageExternal"]``) in any shipped script;
+  ``a.onMessageExternal``, ``a["onMessage" + "External"]`` or ``const { onMessageExternal } = a``)
+  in any shipped script; an event of ``runtime`` looked up by a computed name fails outright
+  (``runtime[way]``: no declaration can say which event it is);
 * a content script whose ``matches`` reach every site (``<all_urls>``, a ``*`` host, ``file:///*``),
   declared by its first script (surface ``content_scripts``).
 """
@@ -41,7 +43,9 @@ def is_broad(pattern: str) -> bool:
 
 
 def listener_lines(tree: Path, script: str) -> list[tuple[str, int]]:
-    """``(listener, line)`` for each reference to an external-message event in a script."""
+    """``(listener, line)`` for each reference to an external-message event in a script, and
+    ``(expression, line)`` with a listener of ``COMPUTED`` for each event of ``runtime`` looked up
+    by a name the gate cannot read (``runtime[way]``)."""
     try:
         syntax, source = parse_source((Path(tree) / script).read_bytes(), script)
     except (LinkError, OSError):
@@ -51,16 +55,47 @@ def listener_lines(tree: Path, script: str) -> list[tuple[str, int]]:
     while stack:
         node = stack.pop()
         stack.extend(node.children)
-        if node.type == "property_identifier" and text(node, source) in LISTENERS:
+        if node.type in ("property_identifier", "shorthand_property_identifier_pattern", "identifier") \
+                and text(node, source) in LISTENERS:  # a.onMessageExternal, { onMessageExternal } = a
             found.append((text(node, source), line(node)))
+        elif node.type == "subscript_expression":  # a["onMessage" + "External"], runtime[way]
+            index = node.child_by_field_name("index")
+            name = constant_string(index, source)
+            if name in LISTENERS:
+                found.append((name, line(node)))
+            elif name is None and text(node.child_by_field_name("object"), source).split(".")[-1] == "runtime":
+                found.append((COMPUTED + text(node, source)[:80], line(node)))
         elif node.type == "string_fragment" and text(node, source) in LISTENERS:
             found.append((text(node, source), line(node)))
-    return sorted(found, key=lambda f: f[1])
+    return sorted(set(found), key=lambda f: (f[1], f[0]))
+
+
+COMPUTED = "computed:"
+
+
+def constant_string(node, source: bytes) -> str | None:
+    """The value of a string written as literals joined by ``+`` (template literals without
+    substitutions among them), or None for anything computed."""
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return constant_string(node.named_children[0], source)
+    if node.type in ("string", "template_string"):
+        if any(child.type == "template_substitution" for child in node.named_children):
+            return None
+        return "".join(text(child, source) for child in node.named_children if child.type == "string_fragment") \
+            if all(child.type == "string_fragment" for child in node.named_children) else None
+    if node.type == "binary_expression" and text(node.child_by_field_name("operator"), source) == "+":
+        left = constant_string(node.child_by_field_name("left"), source)
+        right = constant_string(node.child_by_field_name("right"), source)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 def surfaces_problems(project: Project) -> tuple[list[str], list[str]]:
     """Problems, and the surfaces found (declared ones included) as they are shown."""
     found: dict[tuple[str, str], str] = {}  # (surface, script) -> where it was seen first
+    computed: dict[tuple[str, str], str] = {}  # (script, lookup) -> its problem: no declaration can cover it
     for name, tree in project.trees.items():
         manifest, _ = tree_checks.load_manifest(name, tree)
         if manifest is None:
@@ -76,11 +111,16 @@ def surfaces_problems(project: Project) -> tuple[list[str], list[str]]:
                                  f"{name}/manifest.json content_scripts[{i}] matches {broad[0]}")
         for script in shipped_scripts(tree, manifest)[0]:
             for listener, at in listener_lines(tree, script):
-                found.setdefault((listener, script), f"{name}/{script}:{at}")
+                if listener.startswith(COMPUTED):
+                    computed.setdefault((script, listener), f"{name}/{script}:{at}: {listener.removeprefix(COMPUTED)} looks "
+                                        f"up an event of runtime by a computed name (it may be "
+                                        f"{' or '.join(LISTENERS)}): name it")
+                else:
+                    found.setdefault((listener, script), f"{name}/{script}:{at}")
     def declares(d: Declared, surface: str, script: str) -> bool:  # a script may be a glob pattern
         return d.what == surface and (d.where == script or bool(script) and globs.matches(d.where, script))
 
-    problems = [f"{where}: {surface} is a messaging surface the gate's cases never reach: declare it in "
+    problems = list(computed.values()) + [f"{where}: {surface} is a messaging surface the gate's cases never reach: declare it in "
                 f"{CONFIG} with a reason" + (f" (surface = {surface!r}, script = {script!r})" if script else "")
                 for (surface, script), where in found.items()
                 if not any(declares(d, surface, script) for d in project.gate.surfaces)]
