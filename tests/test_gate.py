@@ -1385,6 +1385,23 @@ def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp
 
 @pytest.mark.gate
 @pytest.mark.browser
+@pytest.mark.parametrize("delay_ms", [4_000, 150_000, 6 * 3_600_000], ids=["4s", "150s", "6h"])
+def test_a_popup_that_loads_a_script_later_than_a_fixed_watch_fails_page_scripts(tmp_path, delay_ms):
+    """The popup waits before it loads helper.txt: past the 3 s the check used to watch, past an
+    uptime switch, past a working day. The page's timers are run forward (Playwright's clock) until
+    the page is idle, so each load happens while the check watches, in virtual time."""
+    copy = Copy(tmp_path, engines=("python", "chromium"))
+    copy.edit("inspector.js", "const EXAMPLE_OUTPUT", f'setTimeout(() => document.head.append(Object.assign('
+              f'document.createElement("script"), {{ src: ["hel", "per.txt"].join("") }})), {delay_ms});\n\n'
+              'const EXAMPLE_OUTPUT')
+    copy.write("helper.txt", "globalThis.extparityHelper = true;\n")
+    outcome = copy.gate(only="page scripts")
+    assert outcome.code == 1, outcome.out + outcome.err
+    assert outcome.problems("page scripts") == [f"chrome/inspector.html ran helper.txt in chromium, {RUN_TIME_NAME}"]
+
+
+@pytest.mark.gate
+@pytest.mark.browser
 def test_a_page_without_a_charset_is_named_as_the_cause_not_as_two_hashes(tmp_path):
     """webbrain's popup declares no charset, so Chromium decodes its UTF-8 script as windows-1252:
     the bytes on disk are the tree's, the text that ran is not. The check said two differing

@@ -14,8 +14,11 @@ page (DevTools ``Debugger.scriptParsed``, with the hash of the bytes it compiled
 the ``<script>`` elements the page holds (it keeps no resource timing for moz-extension://
 loads, and the harness has no debugger there), hashed from what Firefox serves.
 
-What it cannot see: code a page loads only later than its settling time, on a user's input, or
-when it can tell it is not where users open it (a popup window, a devtools panel); in Firefox, a
+Chromium's pages live a day of virtual time before they are read (``kinds/chromium.py``), so a
+load a timer puts off is seen; Firefox's are read once settled, in real time.
+
+What it cannot see: code a page loads later than that (in Firefox, after settling), on a user's
+input, or when it can tell it is not where users open it (a popup window, a devtools panel); in Firefox, a
 module imported by a computed name or a <script> removed once it ran, and content scripts; kinds
 that cannot record a page's scripts (the line names the trees no kind opened).
 """
