@@ -203,6 +203,7 @@ KEPT = [
     pytest.param("```json\n    " + CLICK + "\n```", ["click"], id="indented-inside-a-json-fence"),
     pytest.param("Use the {placeholder syntax to fill it\n" + CLICK, ["click"], id="after-unbalanced-prose-brace"),
     pytest.param("\t  " + CLICK + "  \t", ["click"], id="surrounded-by-json-whitespace"),
+    pytest.param("  <tool_call>" + CLICK + "</tool_call>  ", ["click"], id="a-tag-between-blanks-is-on-its-own-line"),
     pytest.param(CLICK + ",", ["click"], id="single-trailing-comma"),
     pytest.param(CLICK + " , ", ["click"], id="spaced-trailing-comma"),
 ]

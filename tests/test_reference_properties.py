@@ -290,7 +290,9 @@ def piece(draw, prose):
                                                ("<functioncall>", "</functioncall>")]))
         return opener + call_json + closer, [(name, args, "tagged", call_json)] if ok else [], [], kind, name
     if kind == "tagged-inline":  # a tag inside a sentence is narration (SPEC 5.6)
-        text = draw(prose) + " <tool_call>" + call_json + "</tool_call> " + draw(prose)
+        # Words before it: blank prose would put the tag on a line of its own, a committed call
+        # (hypothesis found "  <tool_call>...</tool_call>  " expected as narration).
+        text = draw(prose.filter(str.strip)) + " <tool_call>" + call_json + "</tool_call> " + draw(prose)
         return text, [], [name], kind, name
     if kind == "xml":
         params = draw(st.dictionaries(KEY, XML_VALUE, max_size=3))
