@@ -105,7 +105,7 @@ def changed(table: dict, change: tuple) -> dict:
      "firefox) or a kind of your own as \"package.module:Class\", got \"chrome\""),
     ((SET, ("engines", "chromium", "prefs"), {}),
      "[tool.extparity.engines.chromium]: unknown option 'prefs' for kind chromium (it takes args, chunk_size, "
-     "endpoint, executable, sender, startup_timeout_s, tree, via)"),
+     "endpoint, executable, key, sender, startup_timeout_s, tree, via)"),
     ((SET, ("engines", "python", "tree"), "chrome"),
      "[tool.extparity.engines.python]: unknown option 'tree' for kind python (it takes functions, path, python)"),
     ((DROP, ("engines", "v8-chrome", "tree")),

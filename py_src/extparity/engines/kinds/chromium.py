@@ -28,9 +28,11 @@ script the worker itself loaded: a DevTools session on the worker replays
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -113,7 +115,7 @@ class ChromiumLaunch(BrowserLaunch):
             self.browser_version = self.browser.version
             self.extension_id = await self.find_remote_extension()
         else:
-            tree = str(self.engine.tree)
+            tree = str(keyed_copy(self.engine.tree, self.engine.options.get("key"), self.profile / KEYED))
             self.phase = "launching Chromium"
             environment_args, environment_options = self.engine.environment_launch()
             self.context = await self.playwright.chromium.launch_persistent_context(
@@ -122,7 +124,7 @@ class ChromiumLaunch(BrowserLaunch):
                       *environment_args, *self.engine.extra_args],
                 timeout=self.engine.startup_timeout_s * 1000, **environment_options)
             self.browser_version = self.context.browser.version if self.context.browser else None
-            self.extension_id = unpacked_extension_id(self.engine.tree)
+            self.extension_id = unpacked_extension_id(Path(tree))
             self.phase = "loading the extension"
             if self.background:
                 await self.check_background()
@@ -294,7 +296,7 @@ class ChromiumLaunch(BrowserLaunch):
 
 
 class ChromiumEngine(BrowserEngine):
-    OPTIONS = {**BrowserEngine.OPTIONS, "endpoint": str}
+    OPTIONS = {**BrowserEngine.OPTIONS, "endpoint": str, "key": str}
     EXTENSION = "chromium"
     RECORDS_PAGE_SCRIPTS = True
     COVERAGE = BLOCK_COVERAGE
@@ -523,10 +525,41 @@ class WorkerDebugSession:
 
 
 def unpacked_extension_id(tree: Path) -> str:
-    """The id Chromium gives an unpacked extension: SHA-256 of its real path, 32 hex digits
+    """The id Chromium gives an unpacked extension: from its manifest's ``key`` when it has one
+    (the id the store's users have), else from its real path; SHA-256 of either, 32 hex digits
     written with the letters a-p. Known before launch, with or without a service worker."""
-    digest = hashlib.sha256(str(Path(tree).resolve()).encode("utf-8")).hexdigest()[:32]
+    manifest, _ = load_manifest("", Path(tree))
+    key = (manifest or {}).get("key")
+    try:
+        identity = base64.b64decode(key, validate=True) if isinstance(key, str) else b""
+    except ValueError:  # binascii.Error: Chromium refuses such a manifest, and says so
+        identity = b""
+    identity = identity or str(Path(tree).resolve()).encode("utf-8")
+    digest = hashlib.sha256(identity).hexdigest()[:32]
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)
+
+
+KEYED = "extparity-keyed-extension"  # inside the launch's profile: removed with it
+
+
+def keyed_copy(tree: Path, key: str | None, folder: Path) -> Path:
+    """The tree to load: itself, or with ``key`` (the engine's ``key`` option) a copy in ``folder``
+    whose manifest.json carries it, so that Chromium gives the extension the store's id. Only
+    the manifest's bytes differ from the tree's; a manifest that holds another key is refused."""
+    if not key:
+        return Path(tree)
+    try:
+        base64.b64decode(key, validate=True)
+    except ValueError:
+        raise EngineStartError("the `key` option is not base64 (the store's public key, as a manifest's `key` holds it)") from None
+    manifest_path = Path(tree) / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("key") not in (None, key):
+        raise EngineStartError(f"{manifest_path}: its manifest has a key other than the engine's `key` option: "
+                               f"remove one of them")
+    shutil.copytree(tree, folder, symlinks=True)
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "key": key}, indent=2), encoding="utf-8")
+    return folder
 
 
 class ContentTab:
