@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..gate.acknowledgements import REVIEW_EXCEPTION
 from ..gate.checks.purity import verified_findings
+from ..gate.runner import UNPACKED
 from ..gate.suggest import suggest
 from ..project.atomic import write_atomic
 from ..project.config import load_project
@@ -25,8 +26,10 @@ from ..project.errors import ConfigError
 from ..subject.exports import Export, candidate_entries
 from .common import UsageError
 
-SKIPPED_FOLDERS = {".git", "node_modules", ".venv", "venv", ".tox", "dist", "build", "__pycache__"}
+# Never trees: tools' and environments' folders. build/, dist/ and .output/ are searched (bundlers).
+SKIPPED_FOLDERS = {".git", "node_modules", ".venv", "venv", ".tox", "__pycache__"}
 ADAPTERS, CORPUS = "extparity/adapters", "extparity/corpus"
+OWN_DIST = "out/artifacts"
 STARTER_TAG = "starter"
 
 
@@ -96,8 +99,7 @@ def _trees(args, base: Path) -> dict[str, Path]:
 
 
 def _found_trees(start: Path) -> dict[str, Path]:
-    manifests = sorted(path for path in start.rglob("manifest.json")
-                       if not SKIPPED_FOLDERS & set(path.relative_to(start).parts[:-1]))
+    manifests = sorted(path for path in start.rglob("manifest.json") if _searched(path.relative_to(start).parts[:-1]))
     browsers: dict[str, list[Path]] = {"chrome": [], "firefox": []}
     for path in manifests:
         try:
@@ -107,21 +109,43 @@ def _found_trees(start: Path) -> dict[str, Path]:
         browser = browser_of(manifest) if isinstance(manifest, dict) else None
         if browser:
             browsers[browser].append(path.parent)
-    if [len(found) for found in browsers.values()] != [1, 1]:
-        seen = ", ".join(f"{name}: {', '.join(_shown(p) for p in found) or 'none'}" for name, found in browsers.items())
-        raise UsageError(f"need one Chrome and one Firefox manifest.json under {start} ({seen}); "
-                         f"name them with --chrome DIR --firefox DIR")
-    return {name: found[0] for name, found in browsers.items()}
+    if [len(found) for found in browsers.values()] == [1, 1]:
+        return {name: found[0] for name, found in browsers.items()}
+    pair = _sibling_pair(browsers["chrome"], browsers["firefox"])
+    if pair:
+        return {"chrome": pair[0], "firefox": pair[1]}
+    seen = ", ".join(f"{name}: {', '.join(_shown(p) for p in found) or 'none'}" for name, found in browsers.items())
+    raise UsageError(f"need one Chrome and one Firefox manifest.json under {start} ({seen}); "
+                     f"name them with --chrome DIR --firefox DIR")
+
+
+def _searched(folders: tuple[str, ...]) -> bool:
+    """Whether a manifest in these folders can be a team's tree. Bundlers write theirs to build/,
+    dist/ or .output/, so those are searched; what extparity writes there is not a tree: the only
+    manifests it writes are the gate's unpacked artifacts (its `dist/.unpacked/NAME`, whatever
+    `dist` the config names), copies of the trees it packed."""
+    return not (SKIPPED_FOLDERS | {UNPACKED}) & set(folders)
+
+
+def _sibling_pair(chrome: list[Path], firefox: list[Path]) -> tuple[Path, Path] | None:
+    """A bundler writes its browsers' trees side by side (Plasmo's build/chrome-mv3-prod and
+    build/firefox-mv3-prod): with more than one tree per browser, the one pair in one folder,
+    its production build if the development one is there too (Plasmo's -dev, WXT's -dev)."""
+    pairs = [(c, f) for c in chrome for f in firefox if c.parent == f.parent]
+    if len(pairs) > 1:
+        pairs = [(c, f) for c, f in pairs if not (c.name.endswith("-dev") or f.name.endswith("-dev"))]
+    return pairs[0] if len(pairs) == 1 else None
 
 
 def browser_of(manifest: dict) -> str | None:
-    """Which browser a manifest is written for: Firefox's add-on settings or a background of
-    scripts or a page (Chrome's MV3 has only a service worker); None when it says neither."""
+    """Which browser a manifest is written for: a background that is only a service worker is
+    Chrome's (Firefox's MV3 runs scripts or a page; WXT writes the gecko id into both trees), then
+    Firefox's add-on settings or a background of scripts or a page; None when it says neither."""
     background = manifest["background"] if isinstance(manifest.get("background"), dict) else {}
+    if "service_worker" in background and not {"scripts", "page"} & set(background):
+        return "chrome"
     if "browser_specific_settings" in manifest or "applications" in manifest:
         return "firefox"
-    if "service_worker" in background:
-        return "chrome"
     if "scripts" in background or "page" in background:
         return "firefox"
     return None
@@ -184,6 +208,10 @@ def gate_table(config: Path, text: str) -> tuple[str, list[str]]:
         draft.unlink()
     lines = ["", "# What may differ between the trees, as `extparity gate --suggest` finds it: check each reason.",
              "[tool.extparity.gate]"]
+    if any(tree.is_relative_to(project.gate.dist) for tree in project.trees.values()):
+        # The gate packs its artifacts into dist/ and fails on anything else there: a build in
+        # dist/ (Vite's) moves them out of its way.
+        lines.append(f"dist = {json.dumps(OWN_DIST)}  # the gate's artifacts; your build is in dist/")
     lines += [f"glue = [{', '.join(json.dumps(rel) for rel, _ in found.glue)}]",
               f"manifest_keys = [{', '.join(json.dumps(key) for key, _ in found.manifest_keys)}]"]
     if found.glue_scripts:
