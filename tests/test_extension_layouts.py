@@ -236,7 +236,7 @@ def test_the_gate_passes_a_per_browser_extension_with_the_config_suggest_wrote_a
     code, out, err = call_cli("--config", str(config), "gate", "--acknowledged", str(copy / "policy/acknowledged.json"))
     assert code == 0, out + err
     assert "PASS trees: 3 files byte-identical in chrome, firefox (manifest.json compared key by key; glue: " \
-           "src/background.html, src/background.js)" in out
+           "src/background.html; src/background.js)" in out
     assert "PASS manifests: equal key by key but for background, browser_specific_settings, minimum_chrome_version; " \
            "loaded chrome/manifest.json by chromium, chromium-background; firefox/manifest.json by firefox, " \
            "firefox-background; 5 files reached, all present" in out
