@@ -7,6 +7,11 @@ differ on purpose (the gate's glue, from the same code as `gate --suggest`) and 
 modules read of their environment (the purity check's findings). What only the team knows is
 left to them and said so: what each adapter returns, the cases, and why each purity exception
 is safe. Nothing existing is overwritten: a second `init` is refused.
+
+Most teams ship what a bundler built, so the trees are looked for where bundlers write them, and a
+parser inlined into a background with no exports (WXT's default) gets the message path written
+for it: no engine can call a function nothing exports, but every engine can send the background
+its messages. Its reasons are drafts the policy check fails on, as for the module path.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from ..gate.runner import UNPACKED
 from ..gate.suggest import suggest
 from ..project.atomic import write_atomic
 from ..project.config import load_project
-from ..project.manifest import load_manifest
 from ..project.errors import ConfigError
+from ..project.manifest import load_manifest
 from ..subject import tree_checks
 from ..subject.exports import Export, candidate_entries
 from ..subject.linker import LinkError, parse_source
