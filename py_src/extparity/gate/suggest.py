@@ -10,7 +10,8 @@ entries reach (the verified code must be one file in every tree), and a module t
 imports that every tree ships but with other bytes. The second is how a drifted parser was once
 glued: the entries chosen did not reach it, the background did. The background's own scripts
 (a per-browser service worker, scripts or page) and files only some trees have are per-browser by
-nature and are suggested; as glue they are pinned by the gate's policy, never verified.
+nature and are suggested; as glue they are pinned by the gate's policy, never verified. Modules
+declared per-browser (and their source maps) differ by declaration, as the trees check has it.
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ def suggest(project: Project) -> Suggestion:
     roles = _roles(project)
     found = Suggestion()
     files = {name: tree_checks.tree_files(root) - {tree_checks.MANIFEST} for name, root in trees.items()}
-    for rel in sorted(set().union(*files.values())):
+    # A per-browser module and its source map may differ, as the trees check keeps them: nothing to declare.
+    declared = {*project.per_browser, *(f"{path}.map" for path in project.per_browser)}
+    for rel in sorted(set().union(*files.values()) - declared):
         present = [name for name in names if rel in files[name]]
         if len(present) < len(names):
             difference = f"only in {', '.join(present)}"
