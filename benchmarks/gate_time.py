@@ -59,7 +59,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="pairs of runs (before, after)")
     parser.add_argument("--only", help="the checks to run, as `gate --only` takes them")
     args = parser.parse_args()
-    before, after, before_cpu, after_cpu = [], [], [], []
+    before: list[float] = []
+    after: list[float] = []
+    before_cpu: list[float] = []
+    after_cpu: list[float] = []
     for _ in range(args.repeat):
         for times, cpus, checkout in ((before, before_cpu, args.against.resolve()), (after, after_cpu, HERE)):
             wall, cpu = gate_seconds(checkout, args.only)
