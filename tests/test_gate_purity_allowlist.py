@@ -38,6 +38,10 @@ ATTACKS = {
         "stack destructured": (None, '(({ stack }) => stack !== "x")(new Error())', f"{R}: stack: a stack"),
         "stack hook through an alias": (None, '(E => typeof E.captureStackTrace !== "number")(Error)',
                                         f"{R}: captureStackTrace: a stack"),
+        "stack under a quoted name": (None, 'typeof new Error()["stack"] === "string"', f"{R}: stack: a stack"),
+        "stack under a name kept in a local": (
+            None, '(() => { const k = "stack"; return typeof new Error()[k] === "string"; })()',
+            f"{R}: stack: a stack"),
     },
     "computed member": {
         "on a built-in prototype": (None, 'Number.prototype["toLocale" + "String"].call(1) === "1"',
@@ -82,6 +86,10 @@ ATTACKS = {
         "normalize": (None, 'name.normalize("NFC") === name', f"{R}: normalize: an engine's Unicode tables"),
         "case mapping": (None, "name.toUpperCase().toLowerCase() === name",
                          f"{R}: toLowerCase: an engine's Unicode tables"),
+        "case-insensitive regex without u": (None, "/^[a-z]/i.test(name)",
+                                             f"{R}: /^[a-z]/i: an engine's Unicode tables"),
+        "RegExp with flags given at run time": (
+            None, '(f => new RegExp("^[a-z]", f).test(name))("i" + "u")', f"{R}: RegExp: an engine's Unicode tables"),
     },
     "this": {
         "object-literal method": ("const calls = { n: 0, bump() { return ++this.n; } };", "calls.bump() < 1000",
@@ -100,6 +108,14 @@ ATTACKS = {
             "calls.bump() < 1000", f"{T}: this: module-level mutable state"),
         "arrow inside a method": ("const calls = { n: 0, bump() { return (() => ++this.n)(); } };",
                                   "calls.bump() < 1000", f"{T}: this: module-level mutable state"),
+        "getter": ("const calls = { n: 0, get bump() { return ++this.n; } };", "calls.bump < 1000",
+                   f"{T}: this: module-level mutable state"),
+        "closure inside a top-level object literal": (
+            "const api = { next: (() => { let n = 0; return () => ++n; })() };", "api.next() < 1000",
+            f"{R + 1}: api: module-level mutable state"),
+        "instance inside a top-level object literal": (
+            "class Tally { constructor() { this.n = 0; } bump() { return ++this.n; } }\n"
+            "const box = { tally: new Tally() };", "box.tally.bump() < 1000", f"{R + 2}: box: module-level mutable state"),
         "frozen instance of a class of its own": (
             "class Tally { constructor() { this.seen = []; } bump() { this.seen.push(0); return this.seen.length; } }\n"
             "const tally = Object.freeze(new Tally());", "tally.bump() < 1000",

@@ -19,13 +19,14 @@ What is refused, each named with file, line and identifier:
 * clocks and randomness: ``Date``, ``performance``, ``crypto``, ``Math.random``, ``Temporal``;
 * the locale: ``Intl``, ``toLocale*``, ``localeCompare``;
 * an engine's Unicode tables, which grow with each Unicode version: ``normalize``,
-  ``toUpperCase``/``toLowerCase`` (a newer version gives more characters a case), and in /u or /v
-  regular expressions ``\\p{..}`` and case-insensitive matching (full case folding); a
-  ``RegExp`` given a pattern or flags at run time. Without /u, ``/i`` folds by the simple,
-  long-stable mappings only, and is let by. Math's implementation-approximated functions (``log``,
-  ``sin``, ``pow``...: engines ship different libm ports) are left out of the allowlist too;
+  ``toUpperCase``/``toLowerCase`` (a newer version gives more characters a case), ``/i`` in a
+  regular expression (it matches by those case mappings, or with /u by case folding), ``\\p{..}``
+  under /u or /v, and a ``RegExp`` given a pattern or flags at run time. Math's
+  implementation-approximated functions (``log``, ``sin``, ``pow``...: engines ship different
+  libm ports) are left out of the allowlist too;
 * stacks: ``.stack``, ``captureStackTrace``, ``prepareStackTrace``, ``stackTraceLimit`` on
-  anything (a stack holds the extension's URL, and so its id);
+  anything, also destructured or under a name a local holds (``const k = "stack"; e[k]``): a stack
+  holds the extension's URL, and so its id;
 * reflection: ``getOwnPropertyDescriptor(s)``, ``getPrototypeOf``, ``getOwnPropertyNames``,
   ``__lookupGetter__`` and the like on anything, and ``Reflect``: a descriptor read tells the
   run-time guard from the real function;
@@ -48,9 +49,10 @@ What is refused, each named with file, line and identifier:
   (whoever receives it could mutate it out of sight of these rules: ``bump(STATE)``), and a
   top-level ``/g`` or ``/y`` regular expression whose ``exec``/``test`` a function calls (its
   ``lastIndex`` carries over: ``RE.test("x")`` alternates between calls), and a top-level value
-  the module made at load by calling a function, or an instance of a class of its own (frozen or
-  not: its fields need not be), that a function calls or calls a method of (a closure or ``this``
-  can count calls: ``const next = (() => { let n = 0; return () => ++n; })()``). A container is an
+  the module made at load by calling a function, an instance of a class of its own (frozen or
+  not: its fields need not be), or an object literal holding either, that a function calls or
+  calls a method of, at any depth (a closure or ``this`` can count calls:
+  ``const next = (() => { let n = 0; return () => ++n; })()``). A container is an
   object, array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose
   nested containers are frozen too, or of a ``new`` with plain arguments.
 
@@ -172,8 +174,8 @@ REFLECTION = {"getOwnPropertyDescriptor", "getOwnPropertyDescriptors", "getProto
               "__defineSetter__", "__proto__"}
 # Unicode tables the engine ships with, which grow with each Unicode version: normalization and
 # case mapping (a character a newer version gives a case maps to itself in an older one), and in
-# regular expressions property escapes and case-insensitive matching under /u or /v (case folding
-# over all of Unicode; without /u only the simple, long-stable mappings apply).
+# regular expressions case-insensitive matching (/i canonicalizes by those same case mappings,
+# /iu by case folding) and, under /u or /v, property escapes.
 UNICODE_METHODS = {"normalize", "toUpperCase", "toLowerCase"}
 WHY_STACK = "a stack: it holds the extension's URL, and so its id, and its shape differs per engine"
 WHY_REFLECTION = "reflection: a descriptor or prototype read can tell the run-time guard from the real function"
@@ -328,7 +330,20 @@ def _what_it_holds(value, source: bytes, known: dict[str, tuple[str, str]]) -> t
     if value.type == "new_expression":
         constructor = text(value.child_by_field_name("constructor"), source)
         return ("container", "") if constructor in INTRINSICS else ("instance", constructor)
+    if value.type == "object" and _runs_code(value, source):
+        return "made", "a call inside its literal"  # { next: (() => { let n = 0; return () => ++n; })() }
     return "container", ""
+
+
+def _runs_code(literal, source: bytes) -> bool:
+    """An object literal holding, at any depth, a call's result or an instance of the module's
+    own class: a closure or fields that a method called through it can count with."""
+    for node in walk(literal):
+        if node.type == "call_expression" and text(node.child_by_field_name("function"), source) != "Object.freeze":
+            return True
+        if node.type == "new_expression" and text(node.child_by_field_name("constructor"), source) not in INTRINSICS:
+            return True
+    return False
 
 
 def _frozen(value, source: bytes, known: dict[str, tuple[str, str]]) -> bool:
@@ -380,14 +395,14 @@ def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str,
             _free_name(reference, source, found)
         elif reference.binding.scope.top and reference.in_function:
             _top_level_state(reference, source, found, values.get(reference.name, ("other", "")))
-    built = _names_built_from_text(root, source)
+    built, named = _names_of_text(root, source)
     for node in walk(root):
         if node.type == "meta_property" and text(node, source).startswith("import"):
             found(node, "import.meta", "a host object: the module's own URL differs per browser and install")
         elif node.type in ("member_expression", "subscript_expression"):
             _property(node, _property_name(node, source), found)
             if node.type == "subscript_expression" and _property_name(node, source) is None:
-                _computed(node, source, built, found)
+                _computed(node, source, built, named, found)
         elif node.type in ("shorthand_property_identifier_pattern", "pair_pattern"):
             key = node if node.type.startswith("shorthand") else node.child_by_field_name("key")
             if key.type in ("property_identifier", "shorthand_property_identifier_pattern", "string"):
@@ -412,8 +427,8 @@ def _regexp_call(node, source: bytes, found) -> None:
     arguments = node.parent.child_by_field_name("arguments")
     given = [_unwrapped(a) for a in arguments.named_children] if arguments is not None else []
     if not all(a.type == "string" for a in given):
-        if len(given) > 1 and given[1].type == "string" and not set("uv") & set(text(given[1], source)):
-            return  # without /u or /v no Unicode table is consulted
+        if len(given) > 1 and given[1].type == "string" and not set("uvi") & set(text(given[1], source)):
+            return  # without /u, /v or /i no Unicode table is consulted
         found(node, "RegExp", WHY_UNICODE + " (a pattern or flags given at run time may consult them)")
         return
     pattern = text(given[0], source)[1:-1].replace("\\\\", "\\") if given else ""
@@ -423,9 +438,9 @@ def _regexp_call(node, source: bytes, found) -> None:
 
 
 def _unicode_pattern(pattern: str, flags: str) -> bool:
-    """Property escapes or case-insensitive matching in a /u or /v pattern (see UNICODE_METHODS)."""
+    """Case-insensitive matching, or property escapes in a /u or /v pattern (see UNICODE_METHODS)."""
     unicode = "u" in flags or "v" in flags
-    return unicode and ("i" in flags or re.search(r"(?<!\\)(\\\\)*\\[pP]\{", pattern) is not None)
+    return "i" in flags or unicode and (re.search(r"(?<!\\)(\\\\)*\\[pP]\{", pattern) is not None)
 
 
 def _unwrapped(node):
@@ -473,20 +488,35 @@ def _ancestors(node):
         node = node.parent
 
 
-def _names_built_from_text(root, source: bytes) -> set[tuple[int, str]]:
-    """(function, name) for each name declared with a value built from text, in order; a use
-    looks it up in the functions around it (close enough to scope for names a module chose)."""
+def _names_of_text(root, source: bytes) -> tuple[set[tuple[int, str]], dict[tuple[int, str], str]]:
+    """(function, name) for each name declared with a value built from text, in order, and for
+    each declared with a plain string, its text; a use looks it up in the functions around it
+    (close enough to scope for names a module chose)."""
     built: set[tuple[int, str]] = set()
+    named: dict[tuple[int, str], str] = {}
     for node in walk(root):
         if node.type == "variable_declarator":
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-            if name is not None and name.type == "identifier" and value is not None and \
-                    _built_from_text(value, source, built):
-                built.add((_functions_around(node)[0], text(name, source)))
-    return built
+            if name is None or name.type != "identifier" or value is None:
+                continue
+            key = (_functions_around(node)[0], text(name, source))
+            if _built_from_text(value, source, built):
+                built.add(key)
+            elif value.type == "string":
+                named[key] = "".join(text(c, source) for c in value.named_children if c.type == "string_fragment")
+    return built, named
 
 
-def _computed(node, source: bytes, built: set[tuple[int, str]], found) -> None:
+def _literal_name(index, source: bytes, named: dict[tuple[int, str], str]) -> str | None:
+    """The text a name was declared with (``const k = "stack"; e[k]``), so the named rules apply."""
+    index = _unwrapped(index)
+    if index is None or index.type != "identifier":
+        return None
+    return next((named[(scope, text(index, source))] for scope in _functions_around(index)
+                 if (scope, text(index, source)) in named), None)
+
+
+def _computed(node, source: bytes, built: set[tuple[int, str]], named: dict[tuple[int, str], str], found) -> None:
     """``a[expr]``: an indexed read of a local value passes; a literal's members, or a name put
     together at run time, reach methods the allowlist does not see (``"a"["locale" + "Compare"]``).
     An intrinsic's own are ``_free_name``'s."""
@@ -494,6 +524,8 @@ def _computed(node, source: bytes, built: set[tuple[int, str]], found) -> None:
     if owner.type in PRIMITIVES or owner.type in ("array", "object", "regex"):
         found(node, f"{text(owner, source)}[...]", "an evasion: a property name computed at run time on a literal "
                                                    "reaches its built-in methods")
+    elif _literal_name(node.child_by_field_name("index"), source, named):
+        _property(node, _literal_name(node.child_by_field_name("index"), source, named), found)
     elif _built_from_text(node.child_by_field_name("index"), source, built):
         found(node, f"{text(owner, source)}[...]", "an evasion: a property name built at run time reaches methods "
                                                    "these rules cannot name")
@@ -686,8 +718,10 @@ def _top_level_state(reference: Reference, source: bytes, found, holds: tuple[st
 
 
 def _called(node, source: bytes) -> str | None:
-    """``NAME(...)`` or ``NAME.method(...)``: code the value carries runs."""
+    """``NAME(...)``, ``NAME.method(...)`` or ``NAME.inner.method(...)``: code the value carries runs."""
     parent, member = node.parent, _member_of(node)
+    if member is not None:
+        member = _outermost_member(node)
     if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
         return "calls"
     if member is not None and member.parent is not None and member.parent.type == "call_expression" and \
