@@ -2,22 +2,46 @@
 
 Why: every engine agrees under the gate, and still users' browsers can take another branch when
 the verified code reads its environment. A module that looks at ``navigator.webdriver``, the
-user agent, the date, the locale or time zone, the network, or a counter of its own calls gives
-the gate's engines one verdict and a user another, and no corpus shows it. So, over the module
-graph the entries reach (the graph the engines link), every free identifier must be a
-deterministic ECMAScript intrinsic that reads no environment, and no function may keep state at
-the module's top level. What is refused, each named with file, line and identifier:
+user agent, the date, the locale or time zone, its own stack, the engine's Unicode version, or a
+counter of its own calls gives the gate's engines one verdict and a user another, and no corpus
+shows it. A list of banned names always misses a door, so this is an allowlist (after Hardened
+JavaScript and Jessie: no ambient authority): over the module graph the entries reach (the graph
+the engines link), a free identifier must be a deterministic ECMAScript intrinsic, used as
+declared (called, constructed, or one of its allowlisted members: ``Object.keys``,
+``String.prototype.slice``), and no function may keep state where a later call can find it.
+What is refused, each named with file, line and identifier:
 
 * host objects: ``globalThis``, ``window``, ``self``, ``navigator``, ``document``, ``location``,
   ``chrome``, ``browser``, ``importScripts`` and any other name an engine does not define;
+* an intrinsic's member that is not allowlisted (``STATIC_MEMBERS``, ``PROTOTYPE_MEMBERS``), and
+  an intrinsic or its prototype handed on as a value (``f(Math)``, ``const P = Number.prototype``),
+  past which these rules cannot follow it;
 * clocks and randomness: ``Date``, ``performance``, ``crypto``, ``Math.random``, ``Temporal``;
-* locale: ``Intl``, ``toLocale*``, ``localeCompare``;
+* the locale: ``Intl``, ``toLocale*``, ``localeCompare``;
+* an engine's Unicode tables, which grow with each Unicode version: ``normalize``,
+  ``toUpperCase``/``toLowerCase`` (a newer version gives more characters a case), ``/i`` in a
+  regular expression (it matches by those case mappings, or with /u by case folding), ``\\p{..}``
+  under /u or /v, and a ``RegExp`` given a pattern or flags at run time. Math's
+  implementation-approximated functions (``log``, ``sin``, ``pow``...: engines ship different
+  libm ports) are left out of the allowlist too;
+* stacks: ``.stack``, ``captureStackTrace``, ``prepareStackTrace``, ``stackTraceLimit`` on
+  anything, also destructured or under a name a local holds (``const k = "stack"; e[k]``): a stack
+  holds the extension's URL, and so its id;
+* reflection: ``getOwnPropertyDescriptor(s)``, ``getPrototypeOf``, ``getOwnPropertyNames``,
+  ``__lookupGetter__`` and the like on anything, and ``Reflect``: a descriptor read tells the
+  run-time guard from the real function;
 * I/O and timers: ``fetch``, ``XMLHttpRequest``, ``WebSocket``, ``setTimeout``, ``console``...;
 * code from strings: ``eval``, ``Function``, ``.constructor``, and ``import()`` with a computed
   specifier (the graph cannot be read past it: the linker's error is the problem);
-* evasions: a property name computed at run time on a global, ``Reflect``/``Proxy`` over a
-  global, legacy ``RegExp`` statics, engine-specific ``Error`` hooks, ``import.meta`` (``with`` needs
-  no rule: module code is strict, and no engine loads a module that uses it);
+* evasions: a property name computed at run time on an intrinsic or on a literal
+  (``"a"[k]``), or put together from the module's own text on anything (``x["toLocale" + "String"]``,
+  a template, ``.join``, ``String.fromCharCode``, or a local holding one); ``Reflect``/``Proxy``
+  over a global, legacy ``RegExp`` statics, ``import.meta`` (``with`` needs no rule: module code is
+  strict, and no engine loads a module that uses it). A computed read of a local value by an
+  index or a key from the input is data, and passes;
+* mutable state reachable through ``this`` where its object outlives the call: a write, a
+  mutating call or ``this`` handed on in an object literal's method, a static member or a plain
+  function (a class's own methods write to the instance a call made);
 * module-level mutable state: a top-level binding that a function assigns, a top-level container
   that a function mutates (assigns or deletes a property of it or of a value inside it, calls a
   mutating method on it, hands it to ``Object.assign`` and the like), a top-level container that
@@ -25,11 +49,15 @@ the module's top level. What is refused, each named with file, line and identifi
   (whoever receives it could mutate it out of sight of these rules: ``bump(STATE)``), and a
   top-level ``/g`` or ``/y`` regular expression whose ``exec``/``test`` a function calls (its
   ``lastIndex`` carries over: ``RE.test("x")`` alternates between calls), and a top-level value
-  the module made at load by calling a function, or an instance of a class of its own, that a
-  function calls or calls a method of (a closure or ``this`` can count calls:
-  ``const next = (() => { let n = 0; return () => ++n; })()``). A container is an object,
-  array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose nested
-  containers are frozen too, or of a ``new`` with plain arguments.
+  the module made at load by calling a function, an instance of a class of its own (frozen or
+  not: its fields need not be), or an object literal holding either, that a function calls or
+  calls a method of, at any depth (a closure or ``this`` can count calls:
+  ``const next = (() => { let n = 0; return () => ++n; })()``). A container is an
+  object, array, ``new`` or call result; frozen means ``Object.freeze(...)`` of a literal whose
+  nested containers are frozen too, or of a ``new`` with plain arguments.
+
+What a syntax check cannot see (a name computed from the input, a function's source read through
+``String(fn)``) is the run-time guard's.
 
 The entry and message adapters (harness-side code every verdict of their engines passes
 through) are held to the same rules, file by file: a message adapter that keeps state could
@@ -92,6 +120,67 @@ READING_CALLS = {"Array.isArray", "Object.keys", "Object.values", "Object.entrie
                  "JSON.stringify", "String", "Number", "Boolean"}
 PRIMITIVES = {"number", "string", "true", "false", "null", "undefined", "template_string"}
 STATEFUL_REGEXP_CALLS = {"exec", "test"}
+
+# The allowlist: what a verified module may read of an intrinsic. A free intrinsic's own members
+# (``Object.keys``) must be listed here, and ``X.prototype.m`` must name a PROTOTYPE_MEMBERS
+# method; the intrinsic itself may be called or constructed, not handed on as a value (a parameter
+# or local holding ``Math`` or ``Number.prototype`` is out of these rules' sight). Math keeps only
+# its exactly specified functions: the rest (log, sin, pow...) are "implementation-approximated"
+# (ECMA-262 21.3.2), and engines ship different libm ports.
+STATIC_MEMBERS = {
+    "Object": {"keys", "values", "entries", "fromEntries", "freeze", "isFrozen", "seal", "isSealed",
+               "preventExtensions", "isExtensible", "create", "assign", "hasOwn", "is"},
+    "Array": {"isArray", "from", "of"},
+    "Number": {"isFinite", "isInteger", "isSafeInteger", "isNaN", "parseFloat", "parseInt", "MAX_SAFE_INTEGER",
+               "MIN_SAFE_INTEGER", "MAX_VALUE", "MIN_VALUE", "EPSILON", "POSITIVE_INFINITY", "NEGATIVE_INFINITY",
+               "NaN"},
+    "String": {"fromCharCode", "fromCodePoint", "raw"},
+    "Math": {"abs", "ceil", "floor", "round", "trunc", "sign", "max", "min", "sqrt", "fround", "imul", "clz32",
+             "E", "LN10", "LN2", "LOG10E", "LOG2E", "PI", "SQRT1_2", "SQRT2"},
+    "JSON": {"parse", "stringify"},
+    "Symbol": {"iterator", "asyncIterator", "toPrimitive", "toStringTag"},
+    "BigInt": {"asIntN", "asUintN"},
+    "Promise": {"resolve", "reject", "all", "allSettled", "any", "race"},
+    "ArrayBuffer": {"isView"},
+    "Iterator": {"from"},
+    **{typed: {"from", "of", "BYTES_PER_ELEMENT"} for typed in (
+        "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+        "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array")},
+}
+PROTOTYPE_MEMBERS = {
+    # Object, Function
+    "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toString", "valueOf", "call", "apply", "bind",
+    # String
+    "at", "charAt", "charCodeAt", "codePointAt", "concat", "endsWith", "includes", "indexOf", "lastIndexOf",
+    "padEnd", "padStart", "repeat", "replace", "replaceAll", "search", "match", "matchAll", "slice", "split",
+    "startsWith", "substring", "trim", "trimEnd", "trimStart", "isWellFormed", "toWellFormed",
+    # Array, typed arrays
+    "copyWithin", "entries", "every", "fill", "filter", "find", "findIndex", "findLast", "findLastIndex", "flat",
+    "flatMap", "forEach", "join", "keys", "map", "pop", "push", "reduce", "reduceRight", "reverse", "shift",
+    "some", "sort", "splice", "unshift", "values", "toReversed", "toSorted", "toSpliced", "with", "subarray",
+    # Number, RegExp, Map, Set, DataView, Promise
+    "toFixed", "toExponential", "toPrecision", "exec", "test", "get", "set", "has", "add", "delete", "clear",
+    "getInt8", "getUint8", "getInt16", "getUint16", "getInt32", "getUint32", "getFloat32", "getFloat64",
+    "getBigInt64", "getBigUint64", "setInt8", "setUint8", "setInt16", "setUint16", "setInt32", "setUint32",
+    "setFloat32", "setFloat64", "setBigInt64", "setBigUint64", "then", "catch", "finally",
+}
+# Intrinsics that are plain values or functions without members worth reaching: handed on freely.
+PLAIN_VALUES = {"undefined", "NaN", "Infinity", "parseInt", "parseFloat", "isNaN", "isFinite", "encodeURI",
+                "encodeURIComponent", "decodeURI", "decodeURIComponent", "escape", "unescape"}
+# Names refused on any value, in ``a.b``, ``a["b"]`` and ``const { b } = a``.
+STACK = {"stack", "captureStackTrace", "prepareStackTrace", "stackTraceLimit"}
+REFLECTION = {"getOwnPropertyDescriptor", "getOwnPropertyDescriptors", "getPrototypeOf", "getOwnPropertyNames",
+              "getOwnPropertySymbols", "__lookupGetter__", "__lookupSetter__", "__defineGetter__",
+              "__defineSetter__", "__proto__"}
+# Unicode tables the engine ships with, which grow with each Unicode version: normalization and
+# case mapping (a character a newer version gives a case maps to itself in an older one), and in
+# regular expressions case-insensitive matching (/i canonicalizes by those same case mappings,
+# /iu by case folding) and, under /u or /v, property escapes.
+UNICODE_METHODS = {"normalize", "toUpperCase", "toLowerCase"}
+WHY_STACK = "a stack: it holds the extension's URL, and so its id, and its shape differs per engine"
+WHY_REFLECTION = "reflection: a descriptor or prototype read can tell the run-time guard from the real function"
+WHY_UNICODE = "an engine's Unicode tables: the answer changes with the engine's Unicode version"
+WHY_NOT_LISTED = "not a declared pure member of an intrinsic (verified modules use only the allowlisted ones)"
 
 
 @dataclass(frozen=True)
@@ -229,6 +318,10 @@ def _what_it_holds(value, source: bytes, known: dict[str, tuple[str, str]]) -> t
         flags = value.child_by_field_name("flags")
         return "regexp", text(flags, source) if flags is not None else ""
     if _frozen(value, source, known):
+        inner = value.child_by_field_name("arguments").named_children[0]
+        if inner.type == "new_expression" and text(inner.child_by_field_name("constructor"), source) not in INTRINSICS:
+            # Handed on freely (frozen), but its methods run on fields that need not be.
+            return "frozen instance", text(inner.child_by_field_name("constructor"), source)
         return "frozen", ""
     if value.type == "call_expression":
         callee = value.child_by_field_name("function")
@@ -237,7 +330,20 @@ def _what_it_holds(value, source: bytes, known: dict[str, tuple[str, str]]) -> t
     if value.type == "new_expression":
         constructor = text(value.child_by_field_name("constructor"), source)
         return ("container", "") if constructor in INTRINSICS else ("instance", constructor)
+    if value.type == "object" and _runs_code(value, source):
+        return "made", "a call inside its literal"  # { next: (() => { let n = 0; return () => ++n; })() }
     return "container", ""
+
+
+def _runs_code(literal, source: bytes) -> bool:
+    """An object literal holding, at any depth, a call's result or an instance of the module's
+    own class: a closure or fields that a method called through it can count with."""
+    for node in walk(literal):
+        if node.type == "call_expression" and text(node.child_by_field_name("function"), source) != "Object.freeze":
+            return True
+        if node.type == "new_expression" and text(node.child_by_field_name("constructor"), source) not in INTRINSICS:
+            return True
+    return False
 
 
 def _frozen(value, source: bytes, known: dict[str, tuple[str, str]]) -> bool:
@@ -289,12 +395,164 @@ def module_findings(path: str, root, source: bytes, values: dict[str, tuple[str,
             _free_name(reference, source, found)
         elif reference.binding.scope.top and reference.in_function:
             _top_level_state(reference, source, found, values.get(reference.name, ("other", "")))
+    built, named = _names_of_text(root, source)
     for node in walk(root):
         if node.type == "meta_property" and text(node, source).startswith("import"):
             found(node, "import.meta", "a host object: the module's own URL differs per browser and install")
         elif node.type in ("member_expression", "subscript_expression"):
             _property(node, _property_name(node, source), found)
+            if node.type == "subscript_expression" and _property_name(node, source) is None:
+                _computed(node, source, built, named, found)
+        elif node.type in ("shorthand_property_identifier_pattern", "pair_pattern"):
+            key = node if node.type.startswith("shorthand") else node.child_by_field_name("key")
+            if key.type in ("property_identifier", "shorthand_property_identifier_pattern", "string"):
+                _property(node, text(key, source).strip("'\""), found)
+        elif node.type == "regex":
+            _regex(node, source, found)
+        elif node.type == "this":
+            _through_this(node, source, found)
     return sorted(findings, key=lambda f: (f.line, f.identifier))
+
+
+def _regex(node, source: bytes, found) -> None:
+    flags_node = node.child_by_field_name("flags")
+    flags = text(flags_node, source) if flags_node is not None else ""
+    if _unicode_pattern(text(node.child_by_field_name("pattern"), source), flags):
+        found(node, text(node, source), WHY_UNICODE)
+
+
+def _regexp_call(node, source: bytes, found) -> None:
+    """``RegExp(pattern, flags)``: as a literal, unless what it is given is not plain text; a
+    pattern put together at run time could hold what a literal may not."""
+    arguments = node.parent.child_by_field_name("arguments")
+    given = [_unwrapped(a) for a in arguments.named_children] if arguments is not None else []
+    if not all(a.type == "string" for a in given):
+        if len(given) > 1 and given[1].type == "string" and not set("uvi") & set(text(given[1], source)):
+            return  # without /u, /v or /i no Unicode table is consulted
+        found(node, "RegExp", WHY_UNICODE + " (a pattern or flags given at run time may consult them)")
+        return
+    pattern = text(given[0], source)[1:-1].replace("\\\\", "\\") if given else ""
+    flags = text(given[1], source)[1:-1] if len(given) > 1 else ""
+    if _unicode_pattern(pattern, flags):
+        found(node, "RegExp", WHY_UNICODE)
+
+
+def _unicode_pattern(pattern: str, flags: str) -> bool:
+    """Case-insensitive matching, or property escapes in a /u or /v pattern (see UNICODE_METHODS)."""
+    unicode = "u" in flags or "v" in flags
+    return "i" in flags or unicode and (re.search(r"(?<!\\)(\\\\)*\\[pP]\{", pattern) is not None)
+
+
+def _unwrapped(node):
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
+
+
+def _built_from_text(node, source: bytes, built: set[tuple[int, str]]) -> bool:
+    """An index that is a name put together at run time from text the module wrote: a literal
+    joined with ``+``, a template with a substitution, a call given a literal or building one
+    from char codes, or a name declared with such a value. A key read from the input is data."""
+    node = _unwrapped(node)
+    if node is None:
+        return False
+    if node.type == "identifier":
+        return any((scope, text(node, source)) in built for scope in _functions_around(node))
+    if node.type == "template_string":
+        return any(c.type == "template_substitution" for c in node.named_children)
+    if node.type == "binary_expression":
+        return text(node.child_by_field_name("operator"), source) == "+" and any(
+            c.type in ("string", "template_string") or _built_from_text(c, source, built)
+            for c in (node.child_by_field_name("left"), node.child_by_field_name("right")))
+    if node.type == "call_expression":  # ["toLocale", "String"].join(""), String.fromCharCode(...)
+        callee = node.child_by_field_name("function")
+        return text(callee, source) in ("String.fromCharCode", "String.fromCodePoint") or any(
+            n.type in ("string", "template_string") for n in walk(node))
+    return False
+
+
+FUNCTIONS = {"function_expression", "function_declaration", "arrow_function", "method_definition",
+             "generator_function", "generator_function_declaration"}
+
+
+def _functions_around(node) -> list[int]:
+    """The functions a node is in, innermost first, by start byte; -1 is the module."""
+    around = [n.start_byte for n in _ancestors(node) if n.type in FUNCTIONS]
+    return around + [-1]
+
+
+def _ancestors(node):
+    node = node.parent
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def _names_of_text(root, source: bytes) -> tuple[set[tuple[int, str]], dict[tuple[int, str], str]]:
+    """(function, name) for each name declared with a value built from text, in order, and for
+    each declared with a plain string, its text; a use looks it up in the functions around it
+    (close enough to scope for names a module chose)."""
+    built: set[tuple[int, str]] = set()
+    named: dict[tuple[int, str], str] = {}
+    for node in walk(root):
+        if node.type == "variable_declarator":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is None or name.type != "identifier" or value is None:
+                continue
+            key = (_functions_around(node)[0], text(name, source))
+            if _built_from_text(value, source, built):
+                built.add(key)
+            elif value.type == "string":
+                named[key] = "".join(text(c, source) for c in value.named_children if c.type == "string_fragment")
+    return built, named
+
+
+def _literal_name(index, source: bytes, named: dict[tuple[int, str], str]) -> str | None:
+    """The text a name was declared with (``const k = "stack"; e[k]``), so the named rules apply."""
+    index = _unwrapped(index)
+    if index is None or index.type != "identifier":
+        return None
+    return next((named[(scope, text(index, source))] for scope in _functions_around(index)
+                 if (scope, text(index, source)) in named), None)
+
+
+def _computed(node, source: bytes, built: set[tuple[int, str]], named: dict[tuple[int, str], str], found) -> None:
+    """``a[expr]``: an indexed read of a local value passes; a literal's members, or a name put
+    together at run time, reach methods the allowlist does not see (``"a"["locale" + "Compare"]``).
+    An intrinsic's own are ``_free_name``'s."""
+    owner = _unwrapped(node.child_by_field_name("object"))
+    if owner.type in PRIMITIVES or owner.type in ("array", "object", "regex"):
+        found(node, f"{text(owner, source)}[...]", "an evasion: a property name computed at run time on a literal "
+                                                   "reaches its built-in methods")
+    elif _literal_name(node.child_by_field_name("index"), source, named):
+        _property(node, _literal_name(node.child_by_field_name("index"), source, named), found)
+    elif _built_from_text(node.child_by_field_name("index"), source, built):
+        found(node, f"{text(owner, source)}[...]", "an evasion: a property name built at run time reaches methods "
+                                                   "these rules cannot name")
+
+
+def _through_this(node, source: bytes, found) -> None:
+    """Writes through ``this`` where it names an object that outlives the call: an object
+    literal's method, a static method, a plain function (``f.call(anything)``). A class's own
+    methods and constructor write to the instance a call made (an instance made at load is the
+    top-level rules')."""
+    owner = node.parent
+    while owner is not None and owner.type not in ("function_expression", "function_declaration", "method_definition",
+                                                   "generator_function", "generator_function_declaration",
+                                                   "class_static_block", "field_definition"):
+        owner = owner.parent
+    if owner is None:
+        return
+    static = any(c.type == "static" for c in owner.children)
+    if owner.type in ("method_definition", "field_definition") and owner.parent.type == "class_body" and not static:
+        return
+    how = _mutated_container(node, source) or _passed_on(node, source) or _value_inside_passed_on(node, source)
+    if how:
+        where = "a static member" if owner.parent is not None and owner.parent.type == "class_body" else \
+            "an object literal's method" if owner.type == "method_definition" or owner.parent.type == "pair" else \
+            "a function"
+        found(node, "this", f"module-level mutable state: {where} {how} through this, whose object outlives the "
+                            f"call and can count calls")
 
 
 def _property_name(node, source: bytes) -> str | None:
@@ -315,6 +573,12 @@ def _property(node, name: str | None, found) -> None:
         return
     if LOCALE_PROPERTY.fullmatch(name):
         found(node, name, "the locale: its result depends on the user's language and region")
+    elif name in STACK:
+        found(node, name, WHY_STACK)
+    elif name in REFLECTION:
+        found(node, name, WHY_REFLECTION)
+    elif name in UNICODE_METHODS:
+        found(node, name, WHY_UNICODE)
     elif name == "constructor":
         found(node, name, "code from a string: a .constructor chain reaches Function")
 
@@ -350,24 +614,70 @@ def _free_name(reference: Reference, source: bytes, found) -> None:
             found(node, dotted, "global mutable state: RegExp's legacy statics hold the last match")
         elif name == "Error" and prop in ERROR_HOOKS:
             found(node, dotted, "an evasion: engine-specific stack hooks")
-        elif name in ("Reflect", "Proxy"):
-            _over_a_global(reference, member, source, found)
+        elif name in ("Reflect", "Proxy") and _over_a_global(reference, member, source, found):
+            pass
+        elif name == "Reflect":
+            found(node, dotted, WHY_REFLECTION)
+        else:
+            _allowlisted(reference, member, prop, source, found)
         return
     found(node, dotted, KIND_OF.get(name, KIND_OF.get(dotted, "not a deterministic ECMAScript intrinsic "
                                                            "(verified modules may not read their environment)")))
 
 
-def _over_a_global(reference: Reference, member, source: bytes, found) -> None:
+def _allowlisted(reference: Reference, member, prop: str | None, source: bytes, found) -> None:
+    """A free intrinsic used as the allowlist lets it: called, constructed, tested, or a declared
+    member read (``Object.keys``, ``String.prototype.slice``); see STATIC_MEMBERS."""
+    name, node = reference.name, reference.node
+    if member is None and name == "RegExp" and node.parent is not None and \
+            node.parent.type in ("call_expression", "new_expression"):
+        _regexp_call(node, source, found)
+    if member is None:
+        if name not in PLAIN_VALUES and _passed_on(node, source) and not _reflected(node, source):
+            found(node, name, "an intrinsic handed on as a value: what is done with it is out of these rules' sight")
+        return
+    dotted = f"{name}.{prop}"
+    if prop != "prototype":
+        if prop in STACK:
+            found(node, dotted, WHY_STACK)
+        elif prop in REFLECTION:
+            found(node, dotted, WHY_REFLECTION)
+        elif prop not in STATIC_MEMBERS.get(name, ()):
+            found(node, dotted, WHY_NOT_LISTED)
+        return
+    method = _member_of(member)
+    if method is None:
+        if _passed_on(member, source):
+            found(node, dotted, "an intrinsic handed on as a value: what is done with it is out of these rules' sight")
+        return
+    inner = _property_name(method, source)
+    if inner is None:
+        found(node, f"{dotted}[...]", f"an evasion: a property name computed at run time on {dotted}")
+    elif inner not in PROTOTYPE_MEMBERS and not (LOCALE_PROPERTY.fullmatch(inner) or inner in STACK | REFLECTION |
+                                                 UNICODE_METHODS | {"constructor"}):
+        found(node, f"{dotted}.{inner}", WHY_NOT_LISTED)  # the named refusals are _property's
+
+
+def _reflected(node, source: bytes) -> bool:
+    """``Reflect.get(Math, ...)``, ``new Proxy(Math, ...)``: ``_over_a_global`` names it."""
+    call = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else None
+    callee = call.child_by_field_name("function") or call.child_by_field_name("constructor") if call else None
+    return callee is not None and (text(callee, source).startswith("Reflect.") or text(callee, source) == "Proxy")
+
+
+def _over_a_global(reference: Reference, member, source: bytes, found) -> bool:
     """``Reflect.get(navigator, ...)``, ``new Proxy(globalThis, ...)``: the target is checked as a
     name of its own, except an intrinsic, which is then reached around the rules above."""
     call = (member.parent if member is not None else reference.node.parent)
     if call is None or call.type not in ("call_expression", "new_expression"):
-        return
+        return False
     arguments = call.child_by_field_name("arguments")
     first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
     if first is not None and first.type == "identifier" and text(first, source) in INTRINSICS:
         found(reference.node, reference.name, f"an evasion: {reference.name} over the global "
                                               f"{text(first, source)} reaches around its rules")
+        return True
+    return False
 
 
 def _top_level_state(reference: Reference, source: bytes, found, holds: tuple[str, str]) -> None:
@@ -401,11 +711,17 @@ def _top_level_state(reference: Reference, source: bytes, found, holds: tuple[st
             found(node, reference.name, f"module-level mutable state: a function {_called(node, source)} this "
                                         f"top-level value ({made}), which can keep state from one call to the next "
                                         f"in a closure or in its fields ({declared})")
+    elif kind == "frozen instance" and _called(node, source):
+        found(node, reference.name, f"module-level mutable state: a function {_called(node, source)} this "
+                                    f"top-level value (a frozen {flags} made at load), whose fields can still keep "
+                                    f"state from one call to the next ({declared})")
 
 
 def _called(node, source: bytes) -> str | None:
-    """``NAME(...)`` or ``NAME.method(...)``: code the value carries runs."""
+    """``NAME(...)``, ``NAME.method(...)`` or ``NAME.inner.method(...)``: code the value carries runs."""
     parent, member = node.parent, _member_of(node)
+    if member is not None:
+        member = _outermost_member(node)
     if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
         return "calls"
     if member is not None and member.parent is not None and member.parent.type == "call_expression" and \
@@ -495,7 +811,7 @@ def verdict(gate: Gate) -> tuple[list[str], str]:
 
 
 CHECK = Spec("purity",
-             "a verified module or adapter that reads its environment (host objects, clocks, "
-             "randomness, the locale, timers, code from strings) or keeps state between calls, without "
-             "a `purity` exception",
+             "a verified module or adapter that uses more than its allowlist of pure intrinsics (host "
+             "objects, clocks, randomness, the locale, Unicode tables, stacks, reflection, timers, code from "
+             "strings) or keeps state between calls, also through `this`, without a `purity` exception",
              "[tool.extparity.gate].purity", verdict)
