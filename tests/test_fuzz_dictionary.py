@@ -7,19 +7,32 @@ unchanged. The verified modules must be byte-identical between trees (the gate's
 so a rule an attacker can ship there passes that check and diverges from the reference only;
 the quickjs-chrome engine, which loads the chrome tree, shows it. The budget is the gate's own
 (``[tool.extparity.gate].fuzz``: seed and case count), through the reference and one headless
-engine, so what is found here is what the gate's campaign finds.
+engine, so what is found here is what the gate's campaign finds. Before the splice dictionary
+and the exact lengths, neither attack was found in that budget.
+
+The dictionary is read from every tree's background and the message adapters too; a rule planted
+there is reached only through the browsers' message engines, so here it is checked that their
+literals (template pieces and regex runs, escapes decoded) are words of the dictionary, not by
+a campaign through the browsers.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from support import PARSER, bundled_table
+from extparity.api import load_corpus
+from extparity.fuzz.campaign import CaseFactory, seed_cases
+from extparity.fuzz.dictionary import regex_literals, splice_dictionary, unescape
+from extparity.fuzz.generators import EXACT_LENGTHS, FuzzTarget, at_length, dictionary, lengths
+from extparity.project.config import load_project
+
+from support import PARSER, ROOT, bundled_table
 from support.copies import copy_bundled_project
 
 EXTPARITY = [sys.executable, "-m", "extparity.cli"]
@@ -46,7 +59,6 @@ def planted(root: Path, attack: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the generators never make the marker or the exact length (issue 37 item 4)")
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_the_gate_budget_finds_a_rule_keyed_on_a_marker_or_an_exact_length(tmp_path, attack):
     project = planted(tmp_path / "project", attack)
@@ -63,3 +75,65 @@ def test_the_gate_budget_finds_a_rule_keyed_on_a_marker_or_an_exact_length(tmp_p
         assert len(case["input"].encode("utf-16-le", "surrogatepass")) == 2 * 4096
     report = json.loads((project / "fuzz.json").read_text(encoding="utf-8"))
     print(f"{attack}: found after {report['cases']:,} cases of seed {budget['seed']}")
+
+
+def units(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def test_the_dictionary_reads_the_background_of_each_tree_and_the_message_adapters(tmp_path):
+    project = copy_bundled_project(tmp_path / "project")
+    background = project / "extension/firefox/background.js"
+    background.write_text(background.read_text(encoding="utf-8")
+                          + "const quiet = /^a\\u2064\\u2064b[\\u2065-]+$/u;\n"
+                          + "const label = `<\\u{1F600}${quiet}\\x41>`;\n", encoding="utf-8")
+    adapter = project / "adapters/messages/repair.js"
+    adapter.write_text(adapter.read_text(encoding="utf-8") + 'const seen = "it\\u2066s";\n', encoding="utf-8")
+    before = splice_dictionary(load_project(ROOT / "pyproject.toml"))
+    after = splice_dictionary(load_project(project / "pyproject.toml"))
+    assert {"a\u2064\u2064b", "\u2065", "<\U0001F600", "A>", "it\u2066s"} <= set(after.words) - set(before.words)
+    assert after.by_source["background"] == before.by_source["background"] + 4
+    assert after.by_source["adapters"] == before.by_source["adapters"] + 1
+    assert after.by_source["verified"] == before.by_source["verified"] > 100
+    assert "src/agent/tool-call-parser.js" not in after.words, "import specifiers are not words"
+
+
+def test_escapes_and_regex_runs_read_as_js_reads_them():
+    assert unescape(r"\u2063\u{1F600}\x41\n\'\q") == "\u2063\U0001F600A\n'q"
+    assert regex_literals(r"(?:ab|c\.d)\d+e{2}[xy\u2063]f?") == ["ab", "c.d", "e", "x", "y", "\u2063", "f"]
+    assert regex_literals(r"\uD83D\uDE00") == ["\U0001F600"], "an escaped pair is one character"
+
+
+def test_exact_lengths_reach_powers_of_two_and_the_caps_in_utf16_units():
+    assert {15, 16, 17, 4095, 4096, 4097, 8192, 9999, 10000, 10001, 100000, 100001} <= set(EXACT_LENGTHS)
+    assert max(EXACT_LENGTHS) == 100001, "no longer than one past the largest cap"
+    for filler in (" ", "\U0001F600", "ab\u00e9"):
+        for length in (0, 1, 7, 4096):
+            assert units(at_length('{"name":"x"}\U0001F600', filler, length)) == length
+    assert at_length("\U0001F600", " ", 1) == "\ud83d", "a cut splits a pair as a JS slice would"
+    project = load_project(ROOT / "pyproject.toml")
+    target = parse_target(project)
+    made = [lengths(random.Random(f"exact/{i}"), target)["input"] for i in range(400)]
+    assert sum(units(text) in EXACT_LENGTHS for text in made) > 150
+
+
+def parse_target(project) -> FuzzTarget:
+    corpus = load_corpus(project)
+    return FuzzTarget("parse", project.entries["parse"], tuple(case.fields for case in corpus.cases if case.fn == "parse"),
+                      ("\u2063\u2063", "{"), ("\u2063\u2063",))
+
+
+def test_the_dictionary_generator_splices_unseen_words_and_a_seed_gives_the_same_cases():
+    project = load_project(ROOT / "pyproject.toml")
+    target = parse_target(project)
+    made = [dictionary(random.Random(f"words/{i}"), target)["input"] for i in range(100)]
+    assert sum("\u2063\u2063" in text for text in made) > 60
+    assert made == [dictionary(random.Random(f"words/{i}"), target)["input"] for i in range(100)]
+    seeds = seed_cases(load_corpus(project).cases)
+    first, second = CaseFactory(project, seeds, 3), CaseFactory(project, seeds, 3)
+    try:
+        assert [first.make(i) for i in range(200)] == [second.make(i) for i in range(200)]
+        assert first.dictionary == second.dictionary and "\u2063\u2063" not in first.dictionary.words
+    finally:
+        first.close()
+        second.close()
