@@ -10,10 +10,11 @@ the quickjs-chrome engine, which loads the chrome tree, shows it. The budget is 
 engine, so what is found here is what the gate's campaign finds. Before the splice dictionary
 and the exact lengths, neither attack was found in that budget.
 
-The dictionary is read from every tree's background and the message adapters too; a rule planted
-there is reached only through the browsers' message engines, so here it is checked that their
-literals (template pieces and regex runs, escapes decoded) are words of the dictionary, not by
-a campaign through the browsers.
+The background may differ between trees (it is pinned, not verified), so the same two rules are
+also planted in the Firefox tree's background alone (the marker, and a length of 8,192) and
+found through QuickJS's headless message path, which runs that background on its shim: slow
+(tens of cases a second), so it runs the gate's seed until both are found. That the adapters'
+literals, template pieces and regex runs are words is checked on the dictionary itself.
 """
 
 from __future__ import annotations
@@ -75,6 +76,43 @@ def test_the_gate_budget_finds_a_rule_keyed_on_a_marker_or_an_exact_length(tmp_p
         assert len(case["input"].encode("utf-16-le", "surrogatepass")) == 2 * 4096
     report = json.loads((project / "fuzz.json").read_text(encoding="utf-8"))
     print(f"{attack}: found after {report['cases']:,} cases of seed {budget['seed']}")
+
+
+BACKGROUND_CASE = '      case "parseToolCalls":\n'
+BACKGROUND_RULE = ('        if (message.text.includes("\\u2063\\u2063") || message.text.length === 8192) '
+                   'return { error: "internal-error" };\n')
+MESSAGE_ENGINE = '\n[tool.extparity.engines.quickjs-firefox-message]\nkind = "quickjs"\ntree = "firefox"\nvia = "message"\n'
+
+
+@pytest.mark.slow
+def test_a_rule_in_one_trees_background_is_found_through_the_headless_message_path(tmp_path):
+    project = copy_bundled_project(tmp_path / "project")
+    background = project / "extension/firefox/background.js"
+    text = background.read_text(encoding="utf-8")
+    assert text.count(BACKGROUND_CASE) == 1, "the background's parse case moved"
+    background.write_text(text.replace(BACKGROUND_CASE, BACKGROUND_CASE + BACKGROUND_RULE), encoding="utf-8")
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as config:
+        config.write(MESSAGE_ENGINE)
+    # The message path refuses a non-string allowlist before the parser sees it: the known
+    # deviations the browsers' message twins have, given to this engine with the same verdicts.
+    path = project / "fixtures/known-deviations.json"
+    deviations = json.loads(path.read_text(encoding="utf-8"))
+    for deviation in deviations:
+        deviation["engines"].append("quickjs-firefox-message")
+        deviation["verdicts"]["quickjs-firefox-message"] = deviation["verdicts"]["firefox-background"]
+    path.write_text(json.dumps(deviations), encoding="utf-8")
+    seed = bundled_table()["gate"]["fuzz"]["seed"]
+    done = subprocess.run([*EXTPARITY, "fuzz", "--seed", str(seed), "--cases", "4000", "--engines",
+                           "python,quickjs-firefox-message", "--max-findings", "2", "--shrink-seconds", "10",
+                           "--out", "found", "--json", "fuzz.json"], cwd=project, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 1, done.stderr + done.stdout
+    assert " 5 background," in done.stderr, "the planted marker is a word of the background"
+    found = [json.loads(line) for line in (project / "found" / f"fuzz-{seed}.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(case["why"].endswith("quickjs-firefox-message: diverges") for case in found)
+    assert any(case["input"] == "\u2063\u2063" for case in found), [case["input"][:40] for case in found]
+    assert any(units(case["input"]) == 8192 for case in found), [units(case["input"]) for case in found]
+    print(f"found after {json.loads((project / 'fuzz.json').read_text())['cases']:,} cases of seed {seed}")
 
 
 def units(text: str) -> int:
