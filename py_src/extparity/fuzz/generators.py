@@ -267,7 +267,7 @@ def spliced_in(rng: random.Random, text: str, word: str) -> str:
 def dictionary(rng: random.Random, text: str, target: FuzzTarget) -> str:
     """One or two words of the splice dictionary put into a seed, most often words no corpus case
     holds: a rule keyed on a value only the shipped scripts spell is taken when the input holds it,
-    and random edits never spell a 2-unit invisible marker."""
+    and no edit here spells one (no hazard table holds U+2063, say, let alone two)."""
     if not target.dictionary:
         return insert_hazard_at_structure(rng, text)
     for _ in range(rng.randint(1, 2)):
