@@ -21,10 +21,10 @@ import pytest
 
 from extparity.engines.base import WireCase
 from extparity.engines.driver import Controller, EngineDriver
+from extparity.fuzz.dictionary import splice_dictionary
 from extparity.fuzz.shrink import ddmin, shrink
 from extparity.project.config import load_project
 from extparity.project.kinds import build_engine
-from extparity.subject.linker import compared_literals
 
 from support import ROOT, bundled_table
 from support.copies import copy_bundled_project
@@ -291,8 +291,8 @@ def test_guided_cases_depend_on_the_ones_before_so_a_guided_campaign_cannot_star
     assert done.returncode == 2 and "--guided makes case i from what cases 0..i-1 reached" in done.stderr
 
 
-def test_the_literals_the_verified_modules_compare_against_include_tags_and_character_codes():
-    literals = compared_literals(ROOT / "extension/chrome", ["src/agent/tool-call-parser.js"])
+def test_the_dictionary_holds_the_literals_the_verified_modules_compare_against_tags_and_character_codes():
+    literals = splice_dictionary(load_project(ROOT / "pyproject.toml")).words
     assert {"<tool_call>", "call:", "<think>", "not-allowed", "{"} <= set(literals)
     assert "\ud800" in literals, "json-core.js's 0xd800, a character code the parser compares units with"
     assert list(literals) == sorted(set(literals)) and all(0 < len(value) <= 64 for value in literals)

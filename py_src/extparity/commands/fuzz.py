@@ -75,10 +75,11 @@ def main(args) -> int:
     stderr(f"fuzz: seed {seed}; engines {', '.join(engines)}; "
            + "; ".join(f"{entry}: {', '.join(factory.generators[entry])}"
                        for entry in factory.entry_names)
-           + "".join(f"; {entry}: takes no argument, nothing to generate" for entry in unguided.without_arguments))
+           + "".join(f"; {entry}: takes no argument, nothing to generate" for entry in unguided.without_arguments)
+           + f"; {unguided.dictionary.summary()}")
     if isinstance(factory, GuidedFactory):
         stderr(f"fuzz: guided by the Python reference's arcs ({factory.corpus_arcs} reached by the corpus), "
-               f"splicing {len(factory.literals)} literals of the verified modules")
+               f"splicing the dictionary's words")
     found: list = []
 
     def keep(finding) -> None:

@@ -31,6 +31,7 @@ from ..project.kinds import build_engine
 from ..project.words import clipped
 from ..run.judge import CaseResult, judge
 from ..run.outcomes import Outcome
+from .dictionary import splice_dictionary, unseen
 from .generators import BUILTIN, FuzzTarget, Generation, GeneratorError
 from .sandbox import CHUNK, Sandbox
 from .quirks import Quirks
@@ -101,7 +102,8 @@ class Factory(Protocol):
 class CaseFactory:
     """Makes case ``i`` of a seed (``generators.Generation``): with the built-in generators here,
     with a project's plugins in their sandbox (``sandbox.Sandbox``), which is asked for a chunk of
-    cases at a time and whose answers are checked before they become cases."""
+    cases at a time and whose answers are checked before they become cases. Every target carries
+    the splice dictionary (``dictionary.py``), read once here from the project's scripts."""
 
     def __init__(self, project: Project, seeds: dict[str, list[Case]], seed: int, entries: tuple[str, ...] = ()) -> None:
         self.seed = seed
@@ -116,10 +118,12 @@ class CaseFactory:
         if not names:
             raise GeneratorError(f"nothing to generate: {', '.join(self.without_arguments)} "
                                  f"{'takes' if len(self.without_arguments) == 1 else 'take'} no argument")
+        self.dictionary = splice_dictionary(project)
         self.targets: dict[str, FuzzTarget] = {}
         for entry in names:
             fields = tuple(dict(case.fields) for case in seeds.get(entry, []))
-            self.targets[entry] = FuzzTarget(entry, project.entries[entry], fields)
+            self.targets[entry] = FuzzTarget(entry, project.entries[entry], fields, self.dictionary.words,
+                                             unseen(self.dictionary.words, fields))
         self.entry_names = sorted(self.targets)
         chosen = {entry: project.fuzz.generators.get(entry, tuple(BUILTIN)) for entry in self.targets}
         self._sandbox: Sandbox | None = None

@@ -3,10 +3,12 @@
 A generator is a pure function of a `random.Random` and a `FuzzTarget`: it returns case fields,
 and the caller fills the fields it leaves out from a seed case drawn with the same rng, so a
 case is reproducible from (seed, index) alone. The BUILTIN generators know nothing about the
-subject: they rework the corpus's own strings (the first argument of each seed case) with edits
-that tend to split parsers apart: cut points, hazard characters at structural positions, number
-literals next to rounding boundaries, nesting and lengths around common limits. A subject adds
-generators that know its grammar through a plugin module (`load_plugin`).
+subject's grammar: they rework the corpus's own strings (the first argument of each seed case)
+with edits that tend to split parsers apart: cut points, hazard characters at structural
+positions, number literals next to rounding boundaries, nesting and lengths around common
+limits, seeds padded to exact lengths, and the words of the splice dictionary (the literals of
+the scripts on the verdict path, ``dictionary.py``). A subject adds generators that know its
+grammar through a plugin module (`load_plugin`).
 
 Rules every generator keeps, because a million cases are made and each must be replayable: no
 global random, no clock, no iteration over sets, no hash() of str, and short output most of the
@@ -38,6 +40,8 @@ class FuzzTarget:
     entry_name: str
     entry: Entry  # entry.args: field names, in order
     seeds: tuple[Mapping[str, Any], ...]  # each corpus case of this entry: field name -> value
+    dictionary: tuple[str, ...] = ()  # the splice dictionary's words (dictionary.py), sorted
+    unseen: tuple[str, ...] = ()  # those no seed holds
 
 
 Generator = Callable[[random.Random, FuzzTarget], dict[str, Any]]
@@ -246,6 +250,30 @@ def splice(rng: random.Random, text: str, target: FuzzTarget) -> str:
         index = any_position(rng, text)
         return text[:index] + other + text[index:]
     return text + rng.choice(SEPARATORS) + other
+
+
+DICTIONARY_UNSEEN_SHARE = 0.8  # of splices, a word no corpus case holds (when there is one)
+
+
+def spliced_in(rng: random.Random, text: str, word: str) -> str:
+    """A word inserted at a structural point, or replacing a short run of the text."""
+    at = structural_position(rng, text) if text else 0
+    if rng.random() < 0.3 and at < len(text):
+        return text[:at] + word + text[at + rng.randint(1, min(8, len(text) - at)):]
+    return text[:at] + word + text[at:]
+
+
+@seed_text_generator
+def dictionary(rng: random.Random, text: str, target: FuzzTarget) -> str:
+    """One or two words of the splice dictionary put into a seed, most often words no corpus case
+    holds: a rule keyed on a value only the shipped scripts spell is taken when the input holds it,
+    and no edit here spells one (no hazard table holds U+2063, say, let alone two)."""
+    if not target.dictionary:
+        return insert_hazard_at_structure(rng, text)
+    for _ in range(rng.randint(1, 2)):
+        words = target.unseen if target.unseen and rng.random() < DICTIONARY_UNSEEN_SHARE else target.dictionary
+        text = spliced_in(rng, text, rng.choice(words))
+    return text
 
 
 @seed_text_generator
@@ -538,8 +566,17 @@ def structure(rng: random.Random, text: str, target: FuzzTarget) -> str:
 
 # --- lengths ------------------------------------------------------------------------------
 
-ROUND_CAPS = (1000, 10000, 100000)
+ROUND_CAPS = (1000, 10000, 100000)  # 10,000 and 100,000 are the bundled contract's caps (SPEC.md)
 REPEATED_UNITS = ("{", "}", '"', "\\", "\n", "{}", "[")
+# Exact lengths a seed is padded or cut to: 2^k - 1, 2^k and 2^k + 1 from 16 units, and each
+# cap and its neighbours, up to one past the largest cap (longer is refused like it, at a cost).
+# Exact, because a rule keyed on one length (`text.length === 4096`) is taken by that length
+# only; a random length near it is that length one time in five at best.
+EXACT_LENGTHS = tuple(sorted(length for length in {2 ** k + step for k in range(4, 18) for step in (-1, 0, 1)}
+                             | {cap + step for cap in ROUND_CAPS for step in (-1, 0, 1)}
+                             if length <= max(ROUND_CAPS) + 1))
+PADDING = (" ", "\n", "x", "\u00e9", "\U0001F600")  # the astral one: a pair, which a cut may split
+EXACT_SHARE = 0.5  # of lengths cases, a seed padded or cut to an exact length
 
 
 def length_near_limits(rng: random.Random) -> int:
@@ -555,10 +592,30 @@ def length_near_limits(rng: random.Random) -> int:
     return max(0, base + rng.randint(-2, 2))
 
 
+def units(text: str) -> bytes:
+    """The text as UTF-16 units (two bytes each): what JS's length and the SPEC's caps count."""
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def at_length(text: str, filler: str, length: int) -> str:
+    """``text`` cut or padded with ``filler`` to exactly ``length`` UTF-16 units. A cut may split
+    a surrogate pair, leaving a lone surrogate, as a JS slice does."""
+    data, fill = units(text), units(filler or " ")
+    if len(data) < 2 * length:
+        data += fill * ((2 * length - len(data)) // len(fill) + 1)
+    return data[:2 * length].decode("utf-16-le", "surrogatepass")
+
+
 @seed_text_generator
 def lengths(rng: random.Random, text: str, target: FuzzTarget) -> str:
-    """Inputs whose length sits next to a power of two or a round cap, made of one repeated
-    hazard or a repeated piece of a seed: off-by-one bugs at buffer and cap sizes."""
+    """Inputs whose length sits next to a power of two or a round cap: half the time a seed cut
+    or padded to exactly such a length (``EXACT_LENGTHS``), in UTF-16 units; otherwise made of one
+    repeated hazard or a repeated piece of a seed. Off-by-one bugs at buffer and cap sizes, and
+    rules keyed on one length."""
+    if rng.random() < EXACT_SHARE:
+        length = rng.choice(EXACT_LENGTHS)
+        filler = rng.choice(PADDING) if rng.random() < 0.5 or not text else text  # or the seed, repeated
+        return at_length(text, filler, length)
     length = length_near_limits(rng)
     if rng.random() < 0.5 or not text:
         unit = rng.choice(REPEATED_UNITS)
@@ -607,6 +664,7 @@ def prefixes(rng: random.Random, text: str, target: FuzzTarget) -> str:
 BUILTIN: dict[str, Generator] = {
     "mutate": mutate,
     "splice": splice,
+    "dictionary": dictionary,
     "truncate": truncate,
     "unicode": unicode,
     "numbers": numbers,

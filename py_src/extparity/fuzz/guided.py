@@ -1,7 +1,7 @@
 """Coverage-guided generation for ``extparity fuzz --guided``: the Python reference's arcs
 (line-to-line transitions in its own files, what coverage.py calls arcs: branches taken) are
 read for every generated case, and an input that reaches an arc no earlier input reached is
-kept and mutated first, with the values the verified modules compare against spliced in.
+kept and mutated first, with the words of the splice dictionary (``dictionary.py``) spliced in.
 
 Why the reference and why ``sys.settrace``: its coverage is the one this process can read
 cheaply (no browser protocol, no engine binding), Python 3.11 has no ``sys.monitoring``, and
@@ -11,8 +11,9 @@ engine's worker loads it (the kind's ``in_process_host``: for the python kind, t
 path, refusing a package found elsewhere) and traced at generation time; the engines still
 judge every case as in an unguided campaign.
 
-Which values to splice: every string literal and character code of the verified modules, and
-most often those the reference's source never spells (``twin_only``). A value one
+Which values to splice: every word of the splice dictionary (the literals and character codes of
+every script on the verdict path), most often those the reference's source never spells
+(``twin_only``). A value one
 twin compares against and the other does not is where the twins can part: a rule planted in the
 JS twin behind a magic sequence is such a value, and the reference's coverage cannot point at
 it (its branch is not in the reference). A list argument (an allowlist) also loses items at
@@ -39,9 +40,8 @@ from typing import Any, Mapping
 from ..corpus.cases import PARITY_ONLY, Case
 from ..project.config import Project
 from ..project.kinds import build_engine
-from ..subject.linker import compared_literals
 from .campaign import FUZZ_TAG, CaseFactory
-from .generators import BUILTIN, FuzzTarget, GeneratorError, structural_position
+from .generators import BUILTIN, FuzzTarget, GeneratorError, spliced_in
 
 Arc = tuple[str, int, int]  # file, line before (minus the first line on entry), line
 GUIDED = "guided"  # the generator name guided cases are counted under
@@ -159,11 +159,12 @@ class GuidedFactory:
         fields = dict(parent)
         for _ in range(rng.randint(1, 3)):
             if isinstance(fields[first], str) and self.literals and rng.random() < 0.5:
-                fields[first] = _spliced(rng, fields[first], self._literal(rng))
+                fields[first] = spliced_in(rng, fields[first], self._literal(rng))
             else:
                 others = tuple(pool[rng.randrange(len(pool))] for _ in range(2))
                 edit = BUILTIN[rng.choice(MUTATORS)]
-                fields.update(edit(rng, FuzzTarget(entry, target.entry, (fields, *others))))
+                fields.update(edit(rng, FuzzTarget(entry, target.entry, (fields, *others), target.dictionary,
+                                                   target.unseen)))
         for arg in target.entry.args[1:]:
             if isinstance(fields[arg], list) and fields[arg] and rng.random() < NARROW_SHARE:
                 fields[arg] = [item for item in fields[arg] if rng.random() < 0.5]
@@ -199,16 +200,6 @@ def twin_only(literals: tuple[str, ...], reference: frozenset[str]) -> tuple[str
     return tuple(value for value in literals if not any(value in known for known in reference))
 
 
-def _spliced(rng: random.Random, text: str, literal: str) -> str:
-    """A compared value inserted at a structural point, or replacing a run of the text."""
-    at = structural_position(rng, text) if text else 0
-    if rng.random() < 0.3 and at < len(text):
-        return text[:at] + literal + text[at + rng.randint(1, min(8, len(text) - at)):]
-    return text[:at] + literal + text[at:]
-
-
 def guided_factory(project: Project, base: CaseFactory, corpus: dict[str, list[Case]]) -> GuidedFactory:
-    """The reference's coverage and the first tree's compared literals, around ``base``."""
-    tree = next(iter(project.trees.values()))
-    literals = compared_literals(tree, [entry.module for entry in project.entries.values()])
-    return GuidedFactory(base, ReferenceCoverage(project), literals, corpus)
+    """The reference's coverage and the splice dictionary ``base`` read, around ``base``."""
+    return GuidedFactory(base, ReferenceCoverage(project), base.dictionary.words, corpus)

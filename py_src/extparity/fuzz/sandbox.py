@@ -75,7 +75,8 @@ class Sandbox:
                    "root": str(root), "seed": seed, "weights": weights,
                    "chosen": {entry: list(names) for entry, names in chosen.items()},
                    "targets": {entry: {"module": t.entry.module, "export": t.entry.export, "args": list(t.entry.args),
-                                       "seeds": [dict(fields) for fields in t.seeds]} for entry, t in targets.items()}}
+                                       "seeds": [dict(fields) for fields in t.seeds], "dictionary": list(t.dictionary),
+                                       "unseen": list(t.unseen)} for entry, t in targets.items()}}
         answer = self._ask(request, START_S, "load the plugins")
         self.generators: dict[str, list[str]] = answer["generators"]
 
@@ -156,7 +157,8 @@ def child_main() -> None:
 
     try:
         targets = {entry: FuzzTarget(entry, Entry(entry, spec["module"], spec["export"], tuple(spec["args"])),
-                                     tuple(spec["seeds"])) for entry, spec in request["targets"].items()}
+                                     tuple(spec["seeds"]), tuple(spec["dictionary"]), tuple(spec["unseen"]))
+                   for entry, spec in request["targets"].items()}
         generation = Generation(with_plugins(request["refs"], Path(request["root"])), targets, request["chosen"],
                                 request["weights"], request["seed"])
     except GeneratorError as refusal:

@@ -279,39 +279,6 @@ def walk(node):
         stack.extend(reversed(current.children))
 
 
-MAX_LITERAL_UNITS = 64  # longer literals are messages, not values an input is compared against
-
-
-IMPORTING = frozenset({"import_statement", "export_statement"})
-
-
-def compared_literals(root: Path, entries: Iterable[str]) -> tuple[str, ...]:
-    """The string literals and character codes (hex number literals, as ``0x7b`` is written
-    to compare with ``charCodeAt``) of every module the entries reach, sorted: the values the
-    code compares its input against, which ``extparity fuzz --guided`` splices into inputs.
-    Escapes are read as JSON reads them; a literal it cannot read is left out."""
-    found: set[str] = set()
-    for path, tree, source in parsed_modules(root, entries):
-        for node in walk(tree.root_node):
-            if node.type == "string" and node.parent is not None and node.parent.type in IMPORTING:
-                continue  # a module specifier: nothing the code compares its input against
-            if node.type == "string":
-                try:
-                    value = json.loads('"' + _text(node, source)[1:-1].replace('"', '\\"') + '"')
-                except ValueError:
-                    continue
-            elif node.type == "number" and _text(node, source).lower().startswith("0x"):
-                code = int(_text(node, source).rstrip("n").replace("_", ""), 16)  # BigInt, separators
-                if code >= 0x110000:
-                    continue
-                value = chr(code)
-            else:
-                continue
-            if value and len(value) <= MAX_LITERAL_UNITS:
-                found.add(value)
-    return tuple(sorted(found))
-
-
 FUNCTION_NODES = frozenset({"function_declaration", "function_expression", "function", "arrow_function",
                             "method_definition", "generator_function_declaration", "generator_function"})
 
