@@ -30,7 +30,7 @@ def main(args) -> int:
     except (MergeError, KeyError, TypeError) as error:
         stderr(f"extparity: cannot merge: {error}")
         return 1
-    failure = write(output, build.dumps(merged))
+    failure = write(output, build.chunks(merged))
     if failure:
         stderr(f"extparity: {failure}")
         return 1

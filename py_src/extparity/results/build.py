@@ -8,6 +8,7 @@ Its shape is versioned (``SCHEMA``) and documented in ``result.schema.json``.
 from __future__ import annotations
 
 import json
+from typing import Iterator
 
 from .. import __version__
 from ..project.config import Project
@@ -112,15 +113,26 @@ def dumps(document: dict) -> str:
     """The JSON result as text: indented, except that each case is one line. Deterministic (keys
     sorted, ASCII only), readable with grep and diff, and fast: cases go through the C encoder,
     only the small rest through the pure-Python indenting one."""
-    parts = []
-    for key in sorted(document):
-        if key == "cases":
-            lines = [json.dumps(case, sort_keys=True, ensure_ascii=True, separators=(", ", ": ")) for case in document[key]]
-            text = "[\n  " + ",\n  ".join(lines) + "\n ]" if lines else "[]"
-        else:
-            text = json.dumps(document[key], indent=1, sort_keys=True, ensure_ascii=True).replace("\n", "\n ")
-        parts.append(f" {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+    return "".join(chunks(document))
+
+
+def chunks(document: dict) -> Iterator[str]:
+    """``dumps`` piece by piece, a case line at a time, for writers that stream to a file: at
+    ~100,000 cases the whole text would be hundreds of megabytes held at once. ``cases`` may be
+    any iterable (a merge's cases are read as they are written), consumed once."""
+    yield "{"
+    for index, key in enumerate(sorted(document)):
+        yield f"{',' if index else ''}\n {json.dumps(key)}: "
+        if key != "cases":
+            yield json.dumps(document[key], indent=1, sort_keys=True, ensure_ascii=True).replace("\n", "\n ")
+            continue
+        written = False
+        for case in document[key]:
+            yield (",\n  " if written else "[\n  ") + json.dumps(case, sort_keys=True, ensure_ascii=True,
+                                                                  separators=(", ", ": "))
+            written = True
+        yield "\n ]" if written else "[]"
+    yield "\n}\n"
 
 
 def timings(result: RunResult) -> dict:
