@@ -77,8 +77,11 @@ def _hwm(pid: int) -> tuple[int, str] | None:
     except OSError:
         return None
     kib = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0)
-    name = Path(command[0].decode(errors="replace")).name if command and command[0] else "?"
-    kind = next((arg.decode()[7:] for arg in command if arg.startswith(b"--type=")), "")
+    # Chromium rewrites its command line into one space-separated string.
+    words = b" ".join(command).decode(errors="replace").split()
+    name = Path(words[0]).name if words else "?"
+    kind = next((word[7:] for word in words if word.startswith("--type=")), "")
+    name = "chromium" if name.startswith("extparity-chromium") or name == "chrome" else name
     return kib * 1024, f"{name} {kind}".strip()
 
 

@@ -59,3 +59,18 @@ def test_a_result_without_cases_is_written_as_before(bundled_document):
     empty = {**bundled_document, "cases": []}
     assert build.dumps(empty) == dumps_before(empty)
     assert build.dumps({**empty, "cases": iter(())}) == dumps_before(empty)
+
+
+def test_shards_merged_from_files_give_the_bytes_of_the_whole_result(bundled_document, tmp_path):
+    from extparity.results.read import read_head
+    from extparity.results.shards import in_shard, merge, merge_files
+
+    paths = []
+    for k in range(1, 5):
+        part = {**bundled_document, "cases": [case for case in bundled_document["cases"] if in_shard(case["id"], (k, 4))]}
+        paths.append(tmp_path / f"shard-{k}.json")
+        paths[-1].write_text(build.dumps(part), encoding="utf-8")
+    whole = build.dumps(bundled_document)
+    assert build.dumps(merge_files(paths)) == whole
+    assert build.dumps(merge([json.loads(path.read_text()) for path in paths])) == whole
+    assert read_head(paths[0])["corpus"] == bundled_document["corpus"]
