@@ -13,7 +13,9 @@ for two source trees side by side (a baseline checkout's py_src and this one's),
   first row of the case list (a group's or a case's ``.row``) after navigating to the file.
 
     .venv/bin/python benchmarks/corpus_scale.py --base /tmp/perf-base --times 40
-    .venv/bin/python benchmarks/corpus_scale.py --base /tmp/perf-base --times 160 --engines python,quickjs-chrome
+    .venv/bin/python benchmarks/corpus_scale.py --base /tmp/perf-base --times 160 --trees this --engines python,quickjs-chrome
+
+(benchmarks/README.md has the exact commands of its figures.)
 
 Figures are per tree and as the ratio this tree / base; absolute times on the shared 2-core
 machine move from run to run, the ratios and the memory much less.
@@ -161,20 +163,24 @@ def main() -> None:
     parser.add_argument("--engines", default=MODULE_PATH_ENGINES)
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--skip", default="", help="comma-separated parts to leave out: run, merge, html")
-    parser.add_argument("--trees", default="base,this", help="which trees run the corpus (merge and html need both)")
+    parser.add_argument("--trees", default="base,this", help="which trees run the corpus")
+    parser.add_argument("--folder", type=Path, help="keep the corpus and results here (default: a temporary folder); "
+                        "with --skip run, merge and html use the result a run left in it")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     trees = {"base": args.base.resolve(), "this": HERE}
     with tempfile.TemporaryDirectory(prefix="extparity-scale-") as temporary:
-        folder = Path(temporary)
-        total = replicate(folder / "corpus", args.times)
+        folder = args.folder or Path(temporary)
+        if (folder / "corpus").exists():
+            total = sum(1 for path in (folder / "corpus").rglob("*.jsonl") for _ in path.open())
+        else:
+            total = replicate(folder / "corpus", args.times)
         print(f"corpus: {total} cases ({args.times} x the bundled corpus), engines {args.engines}")
-        results = {}
         for name, root in trees.items():
             if name not in args.trees.split(","):
                 continue
             env = {**os.environ, "PYTHONPATH": str(root / "py_src")}
-            results[name] = result = folder / f"{name}.json"
+            result = folder / f"{name}.json"
             if "run" not in skip:
                 wall, code, children, harness = measured(
                     [*CLI, "run", "--config", str(root / "pyproject.toml"), "--corpus", str(folder / "corpus"),
@@ -182,8 +188,9 @@ def main() -> None:
                 largest = sorted(children.items(), key=lambda item: -item[1])[:6]
                 print(f"run   {name:4}: exit {code}, {wall:7.1f} s, harness peak {harness / GIB:.2f} GiB; largest children: "
                       + ", ".join(f"{label} {peak / GIB:.2f}" for label, peak in largest))
+        source = folder / "this.json" if (folder / "this.json").exists() else folder / "base.json"
         if "merge" not in skip:
-            shards = split_shards(results["this"], folder, args.shards, HERE / "py_src")
+            shards = split_shards(source, folder, args.shards, HERE / "py_src")
             for repeat in range(2):
                 for name, root in trees.items():
                     env = {**os.environ, "PYTHONPATH": str(root / "py_src")}
@@ -196,7 +203,7 @@ def main() -> None:
             for name, root in trees.items():
                 env = {**os.environ, "PYTHONPATH": str(root / "py_src")}
                 page = folder / f"{name}.html"
-                wall, code, _, harness = measured([*CLI, "report", str(results["this"]),
+                wall, code, _, harness = measured([*CLI, "report", str(source),
                                                    "--html", str(page)], env, root)
                 rows, loaded = first_rows_s(page)
                 print(f"html  {name:4}: report {wall:6.2f} s, peak {harness / GIB:.2f} GiB, {page.stat().st_size / 1e6:.0f} MB; "
