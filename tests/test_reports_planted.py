@@ -63,7 +63,8 @@ def test_the_html_report_is_one_file_without_external_assets(planted):
     assert "default-src 'none'" in page
     for reference in ("src=", "href=", "@import", "url(", "http://", "https://"):
         assert reference not in page.split('<script id="extparity-data"')[0], reference
-    assert page.count("</script>") == 2  # the data and the script: the hostile input did not end one early
+    # the rows, the script and the cases' panes: the hostile input did not end one early
+    assert page.count("</script>") == 3
 
 
 @pytest.fixture(scope="module")

@@ -203,4 +203,4 @@ def result_bytes(document: ResultDocument) -> str:
 
 def write_result(document: ResultDocument, path: str | Path) -> None:
     """Write ``document`` as `--json` does, atomically (a failed write leaves the old file)."""
-    write_atomic(Path(path), result_bytes(document))
+    write_atomic(Path(path), build.chunks(document))

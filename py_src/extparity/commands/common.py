@@ -9,7 +9,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Iterable, TextIO
 
 from ..engines.driver import Controller
 from ..project.atomic import write_atomic
@@ -131,12 +131,14 @@ def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timi
     return [error for error in errors if error]
 
 
-def write(path: Path | Stdout | None, text: str) -> str | None:
-    """Write a report atomically; a failure is one line for the failure list, not a traceback."""
+def write(path: Path | Stdout | None, text: str | Iterable[str]) -> str | None:
+    """Write a report atomically (``text`` whole or in pieces); a failure is one line for the
+    failure list, not a traceback."""
     if path is None:
         return None
     if isinstance(path, Stdout):
-        path.stream.write(text)
+        for piece in [text] if isinstance(text, str) else text:
+            path.stream.write(piece)
         path.stream.flush()
         return None
     try:

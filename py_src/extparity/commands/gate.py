@@ -99,7 +99,7 @@ def main(args) -> int:
     if gate.run.engines:
         print(summary.summary_table(gate.run))
     write_errors = [e for e in (
-        write(outputs["json"], build.dumps(document)),
+        write(outputs["json"], build.chunks(document)),
         write(outputs["matrix"], summary.matrix_markdown(gate.run)),
         write(outputs["timings"], json.dumps({**build.timings(gate.run), "gate": gate.timings}, indent=1,
                                              sort_keys=True) + "\n"),

@@ -1,12 +1,13 @@
-"""`extparity merge`: the JSON results of `run --shard K/N` jobs, as one run's result."""
+"""`extparity merge`: the JSON results of `run --shard K/N` jobs, as one run's result, read and
+written a case at a time (``shards.merge_files``), so its memory does not grow with the corpus."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..results import build
-from ..results.shards import MergeError, merge
+from ..results.read import ResultError
+from ..results.shards import MergeError, merge_files
 from .common import UsageError, check_output, stderr, write
 
 
@@ -19,22 +20,18 @@ def add_parser(commands) -> None:
 
 def main(args) -> int:
     output = check_output(args.json)
-    documents = []
-    for path in args.results:
-        try:
-            documents.append(json.loads(Path(path).read_text(encoding="utf-8")))
-        except (OSError, ValueError, UnicodeDecodeError) as error:
-            raise UsageError(f"{path}: not a readable JSON result ({error})") from None
     try:
-        merged = merge(documents)
+        merged = merge_files([Path(path) for path in args.results])
+        failure = write(output, build.chunks(merged))
+    except ResultError as error:
+        raise UsageError(f"not a readable JSON result: {error}") from None
     except (MergeError, KeyError, TypeError) as error:
         stderr(f"extparity: cannot merge: {error}")
         return 1
-    failure = write(output, build.dumps(merged))
     if failure:
         stderr(f"extparity: {failure}")
         return 1
     rows = merged["summary"]
-    print(f"merged {len(documents)} results: {len(merged['cases'])} cases, {len(rows)} engines, "
+    print(f"merged {len(args.results)} results: {merged['corpus']['cases']} cases, {len(rows)} engines, "
           f"{'ok' if merged['ok'] else 'FAILED'}")
     return 0 if merged["ok"] else 1

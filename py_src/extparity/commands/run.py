@@ -59,7 +59,7 @@ def main(args) -> int:
     for module, note in sorted(result.per_browser.items()):
         print(f"module: {module}: {note}")
     write_errors = [
-        write(outputs["json"], build.dumps(document)),
+        write(outputs["json"], build.chunks(document)),
         write(outputs["matrix"], summary.matrix_markdown(result)),
         write(outputs["timings"], json.dumps(timings, indent=1, sort_keys=True) + "\n"),
         write(outputs["coverage"], coverage_dumps(covered)) if covered is not None else None,

@@ -15,6 +15,7 @@ Everything here used to be repeated per engine. What it guarantees, for every ki
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import deque
@@ -113,7 +114,10 @@ class EngineDriver:
                 t0 = time.perf_counter()
                 batch = self.session.run(chunk, self.case_timeout_s)
                 run.timings.setdefault("chunks_s", []).append(time.perf_counter() - t0)
-                run.verdicts.update(batch.verdicts)
+                # Interned: engines that agree (most cells) hold one string for their verdicts, not one
+                # each. A custom kind's verdict that is not a plain str is kept as given.
+                run.verdicts.update((case_id, sys.intern(verdict) if type(verdict) is str else verdict)
+                                    for case_id, verdict in batch.verdicts.items())
                 run.failures.update((case_id, CaseFailure("error", text)) for case_id, text in batch.errors.items())
                 run.failures.update((case_id, CaseFailure("timeout", text)) for case_id, text in batch.timeouts.items())
                 answered = batch.answered()

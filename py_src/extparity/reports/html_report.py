@@ -1,9 +1,11 @@
 """The HTML report: one self-contained page a person opens in a browser.
 
 Made from the JSON result alone (so a saved or merged result gives the same page), with every
-byte it needs inside it: the data as JSON in a ``<script type="application/json">`` element,
-the style and the script inline, and a Content-Security-Policy that forbids any request, so
-the page works offline and cannot leak. The script renders only the rows in view (a virtual
+byte it needs inside it: the data as JSON in ``<script type="application/json">`` elements (the
+list's rows before the script, the cases' panes after it, so that the browser draws the first
+screen before it has read the panes, most of a large report's bytes), the style and the script
+inline, and a Content-Security-Policy that forbids any request, so the page works offline and
+cannot leak. The script renders only the rows in view (a virtual
 list), so 50,000 cases stay usable.
 
 What is worked out here rather than in the page: which engine is the odd one out, the verdict
@@ -31,7 +33,7 @@ from ..run.outcomes import PASSES, Outcome
 
 PAGE_DIR = Path(__file__).resolve().parent / "html"
 CELLS = tuple(outcome.value for outcome in Outcome)  # a row's cells are indices into this, in the page data
-MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA|GATE|COVERAGE-BUTTON|COVERAGE)\*/")
+MARKERS = re.compile(r"/\*(TITLE|STYLE|SCRIPT|DATA|DETAILS|GATE|COVERAGE-BUTTON|COVERAGE)\*/")
 DIFF_OPS = {"same": "=", "changed": "~", "removed": "-", "added": "+"}
 
 
@@ -145,12 +147,15 @@ def render(document: dict, title: str = "extparity report", timings: dict | None
            baseline: dict | None = None, coverage: dict | None = None) -> str:
     """The page; with ``coverage`` (a document of ``run --coverage``) also its coverage view."""
     page = (PAGE_DIR / "report.html").read_text(encoding="utf-8")
+    data = page_data(document, timings, baseline)
+    details = data.pop("details")  # after the script: the list is drawn before these are read
     parts = {
         "/*TITLE*/": _escape_html(title),
         "/*STYLE*/": (PAGE_DIR / "report.css").read_text(encoding="utf-8") + (coverage_view.STYLE if coverage else "")
                      + (gate_view.STYLE if "gate" in document else ""),
         "/*SCRIPT*/": (PAGE_DIR / "report.js").read_text(encoding="utf-8") + (coverage_view.SCRIPT if coverage else ""),
-        "/*DATA*/": _embedded(page_data(document, timings, baseline)),
+        "/*DATA*/": _embedded(data),
+        "/*DETAILS*/": _embedded(details),
         "/*GATE*/": gate_view.section(document),
         "/*COVERAGE-BUTTON*/": coverage_view.button(coverage),
         "/*COVERAGE*/": coverage_view.section(coverage),

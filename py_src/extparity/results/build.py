@@ -8,6 +8,8 @@ Its shape is versioned (``SCHEMA``) and documented in ``result.schema.json``.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from typing import Iterator
 
 from .. import __version__
 from ..project.config import Project
@@ -23,26 +25,54 @@ def summary_rows(result: RunResult) -> list[dict]:
 
 def summary_of(engines: list[str], reference: str | None, statuses: dict[str, str], cells: list[dict]) -> list[dict]:
     """Per engine: its status and its cells counted by outcome (from a run or a JSON result)."""
-    rows = []
-    for name in engines:
-        column = [row.get(name) for row in cells]
-        rows.append({
-            "engine": name,
-            "status": statuses[name],
-            "cases": len(column),
-            "agreeing": "ref" if name == reference else sum(c != Outcome.DIVERGES and c not in NO_VERDICT for c in column),
-            "diverging": sum(c == Outcome.DIVERGES for c in column),
-            "unexpected": sum(c in (Outcome.UNEXPECTED, Outcome.STALE) for c in column),
-            "failed": sum(c in NO_VERDICT for c in column),
-            "known": sum(c == Outcome.KNOWN for c in column),
-        })
-    return rows
+    counts = SummaryCounts(engines, reference)
+    for row in cells:
+        counts.add(row)
+    return counts.rows(statuses)
 
 
-def document_ok(document: dict) -> bool:
+class SummaryCounts:
+    """``summary_of`` a case at a time, for a result read as a stream (``shards.merge_files``);
+    also each distinct row of cells once, which is all ``document_ok`` needs of the cases."""
+
+    def __init__(self, engines: list[str], reference: str | None) -> None:
+        self.engines, self.reference = engines, reference
+        self.cases = 0
+        self.by_engine: dict[str, Counter] = {name: Counter() for name in engines}
+        self.distinct: set[tuple[tuple[str, str], ...]] = set()
+
+    def add(self, cells: dict) -> None:
+        self.cases += 1
+        for name in self.engines:
+            self.by_engine[name][cells.get(name)] += 1
+        self.distinct.add(tuple(sorted(cells.items())))
+
+    def cell_rows(self) -> list[dict]:
+        return [dict(row) for row in sorted(self.distinct)]
+
+    def rows(self, statuses: dict[str, str]) -> list[dict]:
+        rows = []
+        for name in self.engines:
+            column = self.by_engine[name]
+            rows.append({
+                "engine": name,
+                "status": statuses[name],
+                "cases": self.cases,
+                "agreeing": "ref" if name == self.reference else sum(
+                    n for c, n in column.items() if c != Outcome.DIVERGES and c not in NO_VERDICT),
+                "diverging": column[Outcome.DIVERGES],
+                "unexpected": column[Outcome.UNEXPECTED] + column[Outcome.STALE],
+                "failed": sum(n for c, n in column.items() if c in NO_VERDICT),
+                "known": column[Outcome.KNOWN],
+            })
+        return rows
+
+
+def document_ok(document: dict, cells: list[dict] | None = None) -> bool:
     """Whether a JSON result passes (``outcomes.run_passes``, as for the run that wrote it):
-    for `run --json` and for merged shards."""
-    return run_passes([case["cells"] for case in document["cases"]],
+    for `run --json` and for merged shards. ``cells`` stands for the cases' cells when the
+    cases are not in ``document`` (a streamed merge gives each distinct row once)."""
+    return run_passes([case["cells"] for case in document["cases"]] if cells is None else cells,
                       [engine["status"] for engine in document["engines"].values()],
                       [document["corpus"]["problems"], document["modules"]["problems"],
                        document["modules"].get("background_problems", []), document["known_deviation_problems"],
@@ -112,15 +142,26 @@ def dumps(document: dict) -> str:
     """The JSON result as text: indented, except that each case is one line. Deterministic (keys
     sorted, ASCII only), readable with grep and diff, and fast: cases go through the C encoder,
     only the small rest through the pure-Python indenting one."""
-    parts = []
-    for key in sorted(document):
-        if key == "cases":
-            lines = [json.dumps(case, sort_keys=True, ensure_ascii=True, separators=(", ", ": ")) for case in document[key]]
-            text = "[\n  " + ",\n  ".join(lines) + "\n ]" if lines else "[]"
-        else:
-            text = json.dumps(document[key], indent=1, sort_keys=True, ensure_ascii=True).replace("\n", "\n ")
-        parts.append(f" {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+    return "".join(chunks(document))
+
+
+def chunks(document: dict) -> Iterator[str]:
+    """``dumps`` piece by piece, a case line at a time, for writers that stream to a file: at
+    ~100,000 cases the whole text would be hundreds of megabytes held at once. ``cases`` may be
+    any iterable (a merge's cases are read as they are written), consumed once."""
+    yield "{"
+    for index, key in enumerate(sorted(document)):
+        yield f"{',' if index else ''}\n {json.dumps(key)}: "
+        if key != "cases":
+            yield json.dumps(document[key], indent=1, sort_keys=True, ensure_ascii=True).replace("\n", "\n ")
+            continue
+        written = False
+        for case in document[key]:
+            yield (",\n  " if written else "[\n  ") + json.dumps(case, sort_keys=True, ensure_ascii=True,
+                                                                  separators=(", ", ": "))
+            written = True
+        yield "\n ]" if written else "[]"
+    yield "\n}\n"
 
 
 def timings(result: RunResult) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterator
 
 from ..run.outcomes import PASSES
 
@@ -32,6 +33,14 @@ def load(path: Path | str) -> dict:
         raise ResultError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
     except ValueError as error:
         raise ResultError(f"{path}: not JSON: {error}") from None
+    _check(path, document)
+    for index, case in enumerate(document["cases"]):
+        if not (isinstance(case, dict) and isinstance(case.get("id"), str) and isinstance(case.get("cells"), dict)):
+            raise ResultError(f"{path}: cases[{index}] needs an 'id' and 'cells'")
+    return document
+
+
+def _check(path: Path, document: object) -> None:
     if not isinstance(document, dict) or "schema" not in document:
         raise ResultError(f"{path}: not an extparity result (no 'schema' key)")
     if document["schema"] != SCHEMA:
@@ -39,10 +48,57 @@ def load(path: Path | str) -> dict:
     for key, kind in (("cases", list), ("engines", dict), ("summary", list)):
         if not isinstance(document.get(key), kind):
             raise ResultError(f"{path}: '{key}' must be a {kind.__name__}")
-    for index, case in enumerate(document["cases"]):
-        if not (isinstance(case, dict) and isinstance(case.get("id"), str) and isinstance(case.get("cells"), dict)):
-            raise ResultError(f"{path}: cases[{index}] needs an 'id' and 'cells'")
-    return document
+
+
+# A result as ``build.chunks`` writes it opens with its cases, one a line: such a file is read a
+# case at a time. Any other layout of the same JSON is read whole, with the same outcome.
+CASES_OPEN = ("{\n", ' "cases": [\n')
+CASES_CLOSE = " ]"
+
+
+def read_head(path: Path | str) -> dict:
+    """A result without its cases (``cases`` is []), checked as ``load`` checks it; in the
+    written layout the case lines are skipped, never parsed."""
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            if (handle.readline(), handle.readline()) == CASES_OPEN:
+                for line in handle:
+                    if line.startswith(CASES_CLOSE):
+                        document = json.loads("{\n" + handle.read())
+                        break
+                else:
+                    raise ValueError("the case lines are not closed")
+                if isinstance(document, dict):
+                    document["cases"] = []
+                _check(path, document)
+                return document
+    except OSError as error:
+        raise ResultError(f"{path}: cannot read it: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ResultError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
+    except ValueError as error:
+        raise ResultError(f"{path}: not JSON: {error}") from None
+    return {**load(path), "cases": []}
+
+
+def open_cases(path: Path | str) -> Iterator[dict]:
+    """Each case of a result file in order, parsed a line at a time in the written layout."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        if (handle.readline(), handle.readline()) == CASES_OPEN:
+            for number, line in enumerate(handle, start=3):
+                if line.startswith(CASES_CLOSE):
+                    return
+                try:
+                    case = json.loads(line.rstrip("\n").rstrip(","))
+                except ValueError as error:
+                    raise ResultError(f"{path}:{number}: not a JSON case: {error}") from None
+                if not (isinstance(case, dict) and isinstance(case.get("id"), str) and isinstance(case.get("cells"), dict)):
+                    raise ResultError(f"{path}:{number}: a case needs an 'id' and 'cells'")
+                yield case
+            return
+    yield from load(path)["cases"]
 
 
 def engine_names(document: dict) -> list[str]:

@@ -4,6 +4,19 @@
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("extparity-data").textContent);
+  // The cases' panes are in their own element after this script: the list is drawn while the
+  // browser still reads them (most of a large report's bytes), and a case opens once they are in.
+  let details = null;
+  function detailOf(index) {
+    const element = document.getElementById("extparity-details");
+    if (details === null && element === null) return null;
+    if (details === null) details = JSON.parse(element.textContent);
+    return details[index];
+  }
+  function whenLoaded(then) {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", then, { once: true });
+    else then();
+  }
   const ROW = 24;
   const OVERSCAN = 20;
   const CELLS = data.cells;
@@ -365,9 +378,14 @@
 
   function renderCase(index) {
     const row = data.rows[index];
-    const detail = data.details[index];
+    const detail = detailOf(index);
     const pane = document.getElementById("case-pane");
     pane.replaceChildren();
+    if (detail === null) {
+      pane.append(el("p", { class: "hint", text: "Reading the cases' details…" }));
+      whenLoaded(() => { if (state.selected === index) renderCase(index); });
+      return;
+    }
     pane.append(el("h2", { text: row[0] }),
       el("p", { class: "meta" }, `${detail.fn} · ${data.files[row[1]]}:${row[2]} · `, ...row[3].map((t) => el("span", { class: "tag", text: data.tags[t] }))),
       el("p", { class: "meta", text: detail.why }));
@@ -433,6 +451,8 @@
   });
   window.addEventListener("hashchange", () => { const id = caseInHash(); if (id !== null) openCase(id); });
   rebuild();
-  if (caseInHash() !== null) openCase(caseInHash());
-  document.body.dataset.rendered = "1";
+  whenLoaded(() => {
+    if (caseInHash() !== null) openCase(caseInHash());
+    document.body.dataset.rendered = "1";
+  });
 })();
