@@ -30,7 +30,7 @@ from support.cli import call_cli
 from support.config_files import write_pyproject
 from support.copies import copy_shaped
 from support.gate_copy import (ALLOWLIST_RULE, CHECKS, PARSE_INPUTS, REPAIR_INPUTS, SMALL_ENGINES, Copy, bundled_gate,
-                               only, only_check, skip_allowlist_when)
+                               only, only_check, rule_line, skip_allowlist_when, top_level_line)
 
 VERSION = json.loads((ROOT / "extension/chrome/manifest.json").read_text())["version"]  # the version that ships
 LINK = "https://example.org/extparity/gate-test"
@@ -872,18 +872,6 @@ def test_exempted_lines_rewritten_in_place_are_a_policy_change_against_the_last_
 
 def policy(copy: Copy, name: str):
     return only(copy, name)
-
-
-def rule_line() -> int:
-    """The line of the allowlist rule of plain JSON calls in the parser (one line lower with a
-    top-level declaration added)."""
-    text = (ROOT / "extension/chrome" / PARSER).read_text()
-    return text[:text.index(ALLOWLIST_RULE)].count("\n") + 2
-
-
-def top_level_line() -> int:
-    text = (ROOT / "extension/chrome" / PARSER).read_text()
-    return text[:text.index("const NOT_A_CALL = ")].count("\n") + 1
 
 
 R = rule_line()

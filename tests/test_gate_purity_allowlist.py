@@ -11,18 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from support import PARSER, ROOT
-from support.gate_copy import ALLOWLIST_RULE, Copy, only, skip_allowlist_when
-
-
-def rule_line() -> int:
-    text = (ROOT / "extension/chrome" / PARSER).read_text()
-    return text[:text.index(ALLOWLIST_RULE)].count("\n") + 2
-
-
-def top_level_line() -> int:
-    text = (ROOT / "extension/chrome" / PARSER).read_text()
-    return text[:text.index("const NOT_A_CALL = ")].count("\n") + 1
+from support import PARSER
+from support.gate_copy import Copy, only, rule_line, skip_allowlist_when, top_level_line
 
 
 R = rule_line()

@@ -59,6 +59,19 @@ def skip_allowlist_when(condition: str):
         "if (!allowed.has(name))", f"if (!allowed.has(name) && {condition})"))
 
 
+def rule_line() -> int:
+    """The line of the allowlist rule of plain JSON calls in the parser (one line lower with a
+    top-level declaration added)."""
+    text = (ROOT / "extension/chrome" / PARSER).read_text()
+    return text[:text.index(ALLOWLIST_RULE)].count("\n") + 2
+
+
+def top_level_line() -> int:
+    """The line where a top-level declaration goes in the parser."""
+    text = (ROOT / "extension/chrome" / PARSER).read_text()
+    return text[:text.index("const NOT_A_CALL = ")].count("\n") + 1
+
+
 def call_in(subject: "Copy", *argv: str) -> tuple[int, str, str]:
     """`extparity --config COPY ARGV...`: (exit code, stdout, stderr)."""
     return call_cli("--config", subject.config, *argv)

@@ -8,6 +8,7 @@ gives the same reports as the run that wrote it. Its shape is ``result.schema.js
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -21,18 +22,25 @@ class ResultError(Exception):
     """A result file that cannot be read as an extparity result; the message names the file."""
 
 
-def load(path: Path | str) -> dict:
-    """A result document, checked for the parts readers rely on (the full shape is the schema's
-    job, checked in the tests): one line naming the file and what is wrong otherwise."""
-    path = Path(path)
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Turns what reading ``path`` can raise into a ResultError's one line."""
     try:
-        document = json.loads(Path(path).read_bytes().decode("utf-8"))
+        yield
     except OSError as error:
         raise ResultError(f"{path}: cannot read it: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         raise ResultError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
     except ValueError as error:
         raise ResultError(f"{path}: not JSON: {error}") from None
+
+
+def load(path: Path | str) -> dict:
+    """A result document, checked for the parts readers rely on (the full shape is the schema's
+    job, checked in the tests): one line naming the file and what is wrong otherwise."""
+    path = Path(path)
+    with _reading(path):
+        document = json.loads(path.read_bytes().decode("utf-8"))
     _check(path, document)
     for index, case in enumerate(document["cases"]):
         if not (isinstance(case, dict) and isinstance(case.get("id"), str) and isinstance(case.get("cells"), dict)):
@@ -60,25 +68,18 @@ def read_head(path: Path | str) -> dict:
     """A result without its cases (``cases`` is []), checked as ``load`` checks it; in the
     written layout the case lines are skipped, never parsed."""
     path = Path(path)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            if (handle.readline(), handle.readline()) == CASES_OPEN:
-                for line in handle:
-                    if line.startswith(CASES_CLOSE):
-                        document = json.loads("{\n" + handle.read())
-                        break
-                else:
-                    raise ValueError("the case lines are not closed")
-                if isinstance(document, dict):
-                    document["cases"] = []
-                _check(path, document)
-                return document
-    except OSError as error:
-        raise ResultError(f"{path}: cannot read it: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ResultError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
-    except ValueError as error:
-        raise ResultError(f"{path}: not JSON: {error}") from None
+    with _reading(path), path.open(encoding="utf-8") as handle:
+        if (handle.readline(), handle.readline()) == CASES_OPEN:
+            for line in handle:
+                if line.startswith(CASES_CLOSE):
+                    document = json.loads("{\n" + handle.read())
+                    break
+            else:
+                raise ValueError("the case lines are not closed")
+            if isinstance(document, dict):
+                document["cases"] = []
+            _check(path, document)
+            return document
     return {**load(path), "cases": []}
 
 
