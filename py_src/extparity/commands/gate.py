@@ -18,8 +18,8 @@ from ..project.config import load_project
 from ..project.words import count
 from ..reports import summary
 from ..results import build, read
-from .common import (UsageError, add_limit_options, add_report_options, check_output, check_report_outputs,
-                     controller, stderr, write, write_reports)
+from .common import (UsageError, add_limit_options, add_report_options, browser_evidence, check_output,
+                     check_report_outputs, controller, stderr, write, write_reports)
 
 
 def add_parser(commands) -> None:
@@ -106,8 +106,12 @@ def main(args) -> int:
         write(outputs["coverage"], coverage_dumps(gate.coverage)) if gate.coverage is not None else None,
     ) if e]
     if any(reports.values()):  # the run's reports, the HTML with the gate's checks above its matrix
+        # the gate's verdict is its checks': a browser that cannot record is said, not a failed check
+        seen, evidence_problems = browser_evidence(gate.tested, document, reports, args.case_timeout)
+        for line in evidence_problems:
+            stderr(line)
         write_errors += write_reports(document, reports, build.timings(gate.run) if args.timings else None,
-                                      coverage=gate.coverage)
+                                      coverage=gate.coverage, seen=seen)
     stderr("gate: " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in gate.timings.items()))
     failed = [c for c in gate.checks if not c.ok]
     # A check's line says its first problem; stderr lists every problem of a line that says there

@@ -14,8 +14,8 @@ from ..reports.progress import Progress
 from ..results import build, compare
 from ..results.shards import parse_shard
 from ..run.parity import select_engines
-from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, check_output,
-                     check_report_outputs, controller, print_failures, write, write_reports)
+from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, browser_evidence,
+                     check_output, check_report_outputs, controller, print_failures, write, write_reports)
 from .compare import load_result, print_changes
 
 
@@ -55,6 +55,7 @@ def main(args) -> int:
     result, document = outcome.result, outcome.document
     timings = build.timings(result)
     covered = recorder.document(result) if recorder else None
+    seen, evidence_problems = browser_evidence(project, document, reports, args.case_timeout)
     print(summary.summary_table(result))
     for module, note in sorted(result.per_browser.items()):
         print(f"module: {module}: {note}")
@@ -64,7 +65,8 @@ def main(args) -> int:
         write(outputs["timings"], json.dumps(timings, indent=1, sort_keys=True) + "\n"),
         write(outputs["coverage"], coverage_dumps(covered)) if covered is not None else None,
         # the page shows the durations when they are asked for, so that `report --timings` makes the same page
-        *write_reports(document, reports, timings if args.timings else None, baseline, covered),
+        *write_reports(document, reports, timings if args.timings else None, baseline, covered, seen),
+        *evidence_problems,
     ]
     if baseline is not None:
         print()

@@ -412,6 +412,34 @@ class ChromiumSession(BrowserSession):
         if not via_message:
             self.module_hashes = report["hashes"]
 
+    async def start_recording(self) -> None:
+        """A Playwright trace of the context (a chunk per case: the page's calls, its console,
+        DOM snapshots and screenshots, for `playwright show-trace`), the pages' console and
+        uncaught errors, and, via messages, the service worker's console through DevTools (the
+        realm that runs the cases there; Playwright's console events are the pages')."""
+        self.console: list[str] = []
+        self.context.on("console", lambda message: self.console.append(_console_line("page", message)))
+        self.page.on("pageerror", lambda error: self.console.append(f"page uncaught: {error}"))
+        self.worker_console = None
+        if self.engine.via == "message":
+            self.worker_console = await self.launch.worker_devtools()
+            await self.worker_console.send("Runtime.enable")
+        await self.context.tracing.start(screenshots=True, snapshots=True, title=self.engine.name)
+
+    async def begin_case(self, case_id: str) -> None:
+        self.console.clear()
+        if self.worker_console is not None:
+            self.worker_console.events.clear()
+        await self.context.tracing.start_chunk(title=case_id)
+
+    async def end_case(self, case_id: str) -> tuple[dict[str, bytes], list[str], list[str]]:
+        trace = self.launch.profile / "extparity-trace.zip"  # scratch, removed with the profile
+        await bounded(self.context.tracing.stop_chunk(path=str(trace)), 30)
+        files = {"trace.zip": trace.read_bytes(), "png": await bounded(self.page.screenshot(), 30)}
+        worker = [] if self.worker_console is None else [
+            line for line in map(_worker_console_line, self.worker_console.events) if line]
+        return files, [*self.console, *worker], []
+
     async def devtools_channel(self) -> Any:
         """A DevTools channel (``send(method, params)``) on the realm that runs this session's
         cases, for an observer such as coverage: its page's CDP session, or, via messages, the
@@ -449,6 +477,26 @@ class ChromiumSession(BrowserSession):
         page = getattr(self, "page", None)
         if page is not None:
             await bounded(page.close(), 10, default=None)
+
+
+def _console_line(where: str, message: Any) -> str:
+    """A Playwright console message as one line: where, its type, its text, its source line."""
+    location = message.location or {}
+    source = location.get("url", "").split("/", 3)[-1]
+    at = f" ({source}:{location.get('lineNumber', 0) + 1})" if source else ""
+    return f"{where} {message.type}: {message.text}{at}"
+
+
+def _worker_console_line(event: dict) -> str | None:
+    """A DevTools ``Runtime`` event of the service worker as one line, or None for other events."""
+    params = event.get("params", {})
+    if event.get("method") == "Runtime.consoleAPICalled":
+        text = " ".join(str(arg.get("value", arg.get("description", arg.get("type")))) for arg in params.get("args", []))
+        return f"service worker {params.get('type')}: {text}"
+    if event.get("method") == "Runtime.exceptionThrown":
+        details = params.get("exceptionDetails", {})
+        return f"service worker uncaught: {details.get('exception', {}).get('description') or details.get('text')}"
+    return None
 
 
 CONSOLE_LINE = re.compile(r'(?P<message>.*)", source: (?:chrome-extension://[a-p]{32}/)?(?P<source>.*) \((?P<line>\d+)\)')
