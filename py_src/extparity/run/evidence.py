@@ -30,8 +30,11 @@ def in_browser(kind: str) -> bool:
 
 def browser_only(document: dict[str, Any]) -> dict[str, list[str]]:
     """Case id -> the browser engines it fails in, for every case whose failing cells are all
-    browser engines' (the reference and the headless engines pass it, or know its deviation)."""
-    browsers = {name for name, engine in document["engines"].items() if in_browser(engine.get("kind", ""))}
+    browser engines' (the reference and the headless engines pass it, or know its deviation).
+    An engine that failed as a whole (it did not start) is left out: the run's line for it says
+    more than a second start would, and none of its cells is a divergence of its own."""
+    browsers = {name for name, engine in document["engines"].items()
+                if in_browser(engine.get("kind", "")) and engine.get("status") == "ok"}
     found = {}
     for case in document["cases"]:
         failing = sorted(name for name, cell in case["cells"].items() if cell not in PASSES)

@@ -413,32 +413,23 @@ class ChromiumSession(BrowserSession):
             self.module_hashes = report["hashes"]
 
     async def start_recording(self) -> None:
-        """A Playwright trace of the context (a chunk per case: the page's calls, its console,
-        DOM snapshots and screenshots, for `playwright show-trace`), the pages' console and
-        uncaught errors, and, via messages, the service worker's console through DevTools (the
-        realm that runs the cases there; Playwright's console events are the pages')."""
+        """A Playwright trace of the context (a chunk per case: the page's calls, the console, DOM
+        snapshots and screenshots, for `playwright show-trace`), and the context's console (its
+        pages' and, via messages, the service worker's: Playwright reports both) and the page's
+        uncaught errors as text."""
         self.console: list[str] = []
-        self.context.on("console", lambda message: self.console.append(_console_line("page", message)))
+        self.context.on("console", lambda message: self.console.append(_console_line(message)))
         self.page.on("pageerror", lambda error: self.console.append(f"page uncaught: {error}"))
-        self.worker_console = None
-        if self.engine.via == "message":
-            self.worker_console = await self.launch.worker_devtools()
-            await self.worker_console.send("Runtime.enable")
         await self.context.tracing.start(screenshots=True, snapshots=True, title=self.engine.name)
 
     async def begin_case(self, case_id: str) -> None:
         self.console.clear()
-        if self.worker_console is not None:
-            self.worker_console.events.clear()
         await self.context.tracing.start_chunk(title=case_id)
 
     async def end_case(self, case_id: str) -> tuple[dict[str, bytes], list[str], list[str]]:
         trace = self.launch.profile / "extparity-trace.zip"  # scratch, removed with the profile
         await bounded(self.context.tracing.stop_chunk(path=str(trace)), 30)
-        files = {"trace.zip": trace.read_bytes(), "png": await bounded(self.page.screenshot(), 30)}
-        worker = [] if self.worker_console is None else [
-            line for line in map(_worker_console_line, self.worker_console.events) if line]
-        return files, [*self.console, *worker], []
+        return {"trace.zip": trace.read_bytes(), "png": await bounded(self.page.screenshot(), 30)}, list(self.console), []
 
     async def devtools_channel(self) -> Any:
         """A DevTools channel (``send(method, params)``) on the realm that runs this session's
@@ -479,24 +470,13 @@ class ChromiumSession(BrowserSession):
             await bounded(page.close(), 10, default=None)
 
 
-def _console_line(where: str, message: Any) -> str:
-    """A Playwright console message as one line: where, its type, its text, its source line."""
+def _console_line(message: Any) -> str:
+    """A Playwright console message as one line: whose (a page's or the service worker's), its
+    type, its text and where in the extension it was written."""
     location = message.location or {}
     source = location.get("url", "").split("/", 3)[-1]
     at = f" ({source}:{location.get('lineNumber', 0) + 1})" if source else ""
-    return f"{where} {message.type}: {message.text}{at}"
-
-
-def _worker_console_line(event: dict) -> str | None:
-    """A DevTools ``Runtime`` event of the service worker as one line, or None for other events."""
-    params = event.get("params", {})
-    if event.get("method") == "Runtime.consoleAPICalled":
-        text = " ".join(str(arg.get("value", arg.get("description", arg.get("type")))) for arg in params.get("args", []))
-        return f"service worker {params.get('type')}: {text}"
-    if event.get("method") == "Runtime.exceptionThrown":
-        details = params.get("exceptionDetails", {})
-        return f"service worker uncaught: {details.get('exception', {}).get('description') or details.get('text')}"
-    return None
+    return f"{'page' if message.page is not None else 'service worker'} {message.type}: {message.text}{at}"
 
 
 CONSOLE_LINE = re.compile(r'(?P<message>.*)", source: (?:chrome-extension://[a-p]{32}/)?(?P<source>.*) \((?P<line>\d+)\)')
