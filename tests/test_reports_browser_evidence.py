@@ -13,14 +13,19 @@ and the repro's other files are written.
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
+from dataclasses import replace
 
 import pytest
 
+from extparity import api
 from extparity.project.config import load_project
 from extparity.results import repro
 from extparity.run import evidence
 
+from support import ROOT
+from support.cli import call_cli
 from support.run_copy import (BROWSER_ONLY_CASE, Project, browser_only_case, drop_comma_rule, parse_case,
                               plant_browser_only_rule)
 
@@ -50,7 +55,6 @@ def test_the_plant_fails_only_in_the_browsers_and_the_other_case_also_headless(p
                for case in outcome.json["cases"]}
     assert failing == {"parse-own-line": [], HEADLESS_TOO: ["firefox", "quickjs-firefox"],
                        BROWSER_ONLY_CASE: ["chromium", "firefox"]}
-    assert evidence.browser_only(outcome.json) == {BROWSER_ONLY_CASE: ["chromium", "firefox"]}
 
 
 @pytest.mark.browser
@@ -112,9 +116,28 @@ def test_the_folder_with_its_evidence_still_reruns_as_a_corpus(planted):
     assert {case["id"] for case in rerun.json["cases"]} == {HEADLESS_TOO, BROWSER_ONLY_CASE}
 
 
+@pytest.fixture(scope="module")
+def chromium_run(planted):
+    """The planted copy through the API with one browser: the plant fails in chromium alone, the
+    other divergence in quickjs-firefox alone."""
+    project, _, _ = planted
+    return api.run(load_project(project.config), engines=["python", "quickjs-firefox", "chromium"])
+
+
 @pytest.mark.browser
-def test_a_browser_that_cannot_start_for_the_trace_is_one_line_and_the_repro_is_kept(planted, tmp_path):
-    project, outcome, _ = planted
+def test_only_a_failure_of_browsers_alone_that_ran_is_run_again(chromium_run):
+    project, result = chromium_run.project, chromium_run.result
+    assert evidence.browser_only(project, result) == {BROWSER_ONLY_CASE: ["chromium"]}
+    crashed = replace(result, runs={**result.runs, "chromium": replace(result.runs["chromium"], status="crashed")})
+    logged: list[str] = []
+    assert evidence.browser_only(project, crashed) == {}
+    assert evidence.record(project, crashed, 10.0, logged.append) == ({}, [])
+    assert logged == []
+
+
+@pytest.mark.browser
+def test_a_browser_that_cannot_start_for_the_trace_is_one_line_and_the_repro_is_kept(planted, chromium_run, tmp_path):
+    project, _, _ = planted
     config = project.root / "pyproject.toml"
     text = config.read_text()
     assert text.count('executable = "/usr/bin/chromium"') == 1
@@ -124,30 +147,34 @@ def test_a_browser_that_cannot_start_for_the_trace_is_one_line_and_the_repro_is_
     finally:
         config.write_text(text)
     logged: list[str] = []
-    seen, problems = evidence.record(broken, outcome.json, 10.0, logged.append)
+    seen, problems = evidence.record(broken, chromium_run.result, 10.0, logged.append)
     assert problems == ["browser evidence: chromium: the browser did not start for the trace: "
                         "browser not found: /nonexistent/chromium"]
     folder = tmp_path / "repro"
-    assert repro.save_failures(outcome.json, folder, seen) == 2
+    assert repro.save_failures(chromium_run.document, folder, seen) == 2
     record = json.loads((folder / f"{BROWSER_ONLY_CASE}.verdicts.json").read_text())
-    assert record["browser_evidence"]["chromium"] == {
+    assert record["browser_evidence"] == {"chromium": {
         "files": [], "rerun": "not run again", "rerun_verdict": None, "rerun_failure": None,
-        "not_recorded": ["the browser did not start for the trace: browser not found: /nonexistent/chromium"]}
-    assert record["browser_evidence"]["firefox"]["rerun"] == "the same verdict as in the run"
+        "not_recorded": ["the browser did not start for the trace: browser not found: /nonexistent/chromium"]}}
     assert (folder / f"{BROWSER_ONLY_CASE}.jsonl").is_file() and (folder / f"{HEADLESS_TOO}.jsonl").is_file()
 
 
-def test_nothing_runs_again_when_no_failure_is_the_browsers_alone():
-    document = {
-        "engines": {"python": {"kind": "python", "status": "ok"}, "quickjs": {"kind": "quickjs", "status": "ok"},
-                    "chromium": {"kind": "chromium", "status": "ok"},
-                    "firefox": {"kind": "firefox", "status": "crashed"}},
-        "cases": [{"id": "both", "cells": {"python": "pass", "quickjs": "diverges", "chromium": "diverges"}},
-                  {"id": "passes", "cells": {"python": "pass", "quickjs": "pass", "chromium": "pass"}},
-                  {"id": "dead-browser", "cells": {"python": "pass", "quickjs": "pass", "firefox": "missing"}},
-                  {"id": "known", "cells": {"python": "pass", "quickjs": "pass", "chromium": "known"}}],
-    }
-    assert evidence.browser_only(document) == {}
-    logged: list[str] = []
-    assert evidence.record(load_project(), document, 10.0, logged.append) == ({}, [])
-    assert logged == []
+@pytest.mark.browser
+@pytest.mark.gate
+def test_the_gate_saves_the_evidence_of_its_message_path_too(planted):
+    """The gate runs the packed artifacts, unpacked only while it runs, and the background twins:
+    Firefox's background page has a document (the plant fails there), Chromium's service worker
+    none (it passes)."""
+    project, _, _ = planted
+    shutil.copytree(ROOT / "adapters", project.root / "adapters", dirs_exist_ok=True)
+    folder = project.root / "gate-repro"
+    code, _, err = call_cli("--config", project.config, "gate", "--only", "parity", "--save-failures", str(folder))
+    assert code == 1
+    record = json.loads((folder / f"{BROWSER_ONLY_CASE}.verdicts.json").read_text())
+    assert sorted(record["browser_evidence"]) == ["chromium", "firefox", "firefox-background"]
+    assert "did not start" not in err
+    for entry in record["browser_evidence"].values():
+        assert entry["rerun"] == "the same verdict as in the run"
+        assert all((folder / name).stat().st_size > 0 for name in entry["files"])
+    assert (folder / f"{BROWSER_ONLY_CASE}.chromium.trace.zip").is_file()
+    assert "browser_evidence" not in json.loads((folder / f"{HEADLESS_TOO}.verdicts.json").read_text())

@@ -18,6 +18,7 @@ from ..reports.annotations import github as github_annotations
 from ..project.config import Project
 from ..results import repro
 from ..run import evidence
+from ..run.parity import RunResult
 
 
 class UsageError(Exception):
@@ -115,14 +116,14 @@ def check_report_outputs(args) -> dict[str, Path | Stdout | None]:
     return outputs
 
 
-def browser_evidence(project: Project, document: dict, outputs: dict[str, Path | Stdout | None],
-                     case_timeout_s: float) -> tuple[dict | None, list[str]]:
+def browser_evidence(project: Project, result: RunResult, outputs: dict[str, Path | Stdout | None],
+                     case_timeout_s: float) -> evidence.Seen:
     """With `--save-failures`, what the browsers showed of the cases only browsers fail, each run
     again with their recorders on (``run.evidence``), and a line for each browser that could not
     record; nothing is run without the option or without such a case."""
     if outputs["save_failures"] is None:
-        return None, []
-    return evidence.record(project, document, case_timeout_s, stderr)
+        return {}, []
+    return evidence.record(project, result, case_timeout_s, stderr)
 
 
 def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timings: dict | None = None,

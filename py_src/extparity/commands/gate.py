@@ -18,7 +18,7 @@ from ..project.config import load_project
 from ..project.words import count
 from ..reports import summary
 from ..results import build, read
-from .common import (UsageError, add_limit_options, add_report_options, browser_evidence, check_output,
+from .common import (UsageError, add_limit_options, add_report_options, check_output,
                      check_report_outputs, controller, stderr, write, write_reports)
 
 
@@ -89,7 +89,7 @@ def main(args) -> int:
     try:
         gated = api.gate(project, only=args.only, allow_stale=args.allow_stale, baseline=baseline,
                          acknowledged=acknowledged, recorded=recorded, recorded_coverage=recorded_coverage,
-                         artifacts=theirs,
+                         artifacts=theirs, browser_evidence=reports["save_failures"] is not None,
                          case_timeout_s=args.case_timeout, budget_s=args.timeout, jobs=args.jobs,
                          controller=controller(), log=stderr)
     except RefusedResult as error:
@@ -107,7 +107,7 @@ def main(args) -> int:
     ) if e]
     if any(reports.values()):  # the run's reports, the HTML with the gate's checks above its matrix
         # the gate's verdict is its checks': a browser that cannot record is said, not a failed check
-        seen, evidence_problems = browser_evidence(gate.tested, document, reports, args.case_timeout)
+        seen, evidence_problems = gate.browser_evidence
         for line in evidence_problems:
             stderr(line)
         write_errors += write_reports(document, reports, build.timings(gate.run) if args.timings else None,

@@ -12,13 +12,19 @@ may not reproduce, so its verdict is recorded beside the files and said when it 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from ..engines.base import EngineStartError, Evidence, WireCase
 from ..project.config import Project
 from ..project.errors import ConfigError
 from ..project.kinds import IN_BROWSER, build_engine, engine_class
 from .outcomes import PASSES
+from .parity import RunResult
+
+
+# What a caller hands on to the repro folder: case id -> engine -> Evidence, and one line for each
+# browser that could not record.
+Seen = tuple[dict[str, dict[str, Evidence]], list[str]]
 
 
 def in_browser(kind: str) -> bool:
@@ -28,45 +34,37 @@ def in_browser(kind: str) -> bool:
         return False
 
 
-def browser_only(document: dict[str, Any]) -> dict[str, list[str]]:
+def browser_only(project: Project, result: RunResult) -> dict[str, list[str]]:
     """Case id -> the browser engines it fails in, for every case whose failing cells are all
     browser engines' (the reference and the headless engines pass it, or know its deviation).
     An engine that failed as a whole (it did not start) is left out: the run's line for it says
     more than a second start would, and none of its cells is a divergence of its own."""
-    browsers = {name for name, engine in document["engines"].items()
-                if in_browser(engine.get("kind", "")) and engine.get("status") == "ok"}
+    browsers = {name for name in result.engines
+                if in_browser(project.engines[name].kind) and result.runs[name].status == "ok"}
     found = {}
-    for case in document["cases"]:
-        failing = sorted(name for name, cell in case["cells"].items() if cell not in PASSES)
+    for judged in result.results:
+        failing = sorted(name for name, cell in judged.cells.items() if cell not in PASSES)
         if failing and set(failing) <= browsers:
-            found[case["id"]] = failing
+            found[judged.case.id] = failing
     return found
 
 
-def wire_case(document: dict[str, Any], case: dict[str, Any]) -> WireCase:
-    names = document["entries"][case["fn"]]["args"]
-    return WireCase(case["id"], case["fn"], tuple(case["args"][name] for name in names))
-
-
-def record(project: Project, document: dict[str, Any], case_timeout_s: float,
-           log: Callable[[str], None]) -> tuple[dict[str, dict[str, Evidence]], list[str]]:
-    """Case id -> engine -> ``Evidence`` for every browser-only failure of ``document``, and one
-    line per engine whose browser could not record (the repro's other files are written anyway)."""
+def record(project: Project, result: RunResult, case_timeout_s: float, log: Callable[[str], None]) -> Seen:
+    """Case id -> engine -> ``Evidence`` for every browser-only failure of ``result``, and one
+    line per engine whose browser could not record (the repro's other files are written anyway).
+    ``project`` is the one the engines ran (the gate's: its unpacked artifacts, still on disk)."""
     wanted: dict[str, list[WireCase]] = {}
-    cases = {case["id"]: case for case in document["cases"]}
-    for case_id, engines in browser_only(document).items():
+    cases = {judged.case.id: judged.case for judged in result.results}
+    for case_id, engines in browser_only(project, result).items():
+        case = cases[case_id]
         for name in engines:
-            wanted.setdefault(name, []).append(wire_case(document, cases[case_id]))
+            wanted.setdefault(name, []).append(case.wire(project.entries[case.fn]))
     found: dict[str, dict[str, Evidence]] = {}
     problems = []
     for name, chosen in wanted.items():
-        spec = project.engines.get(name)
-        if spec is None:
-            problems.append(f"browser evidence: {name}: not an engine of this config; nothing recorded for it")
-            continue
         log(f"browser evidence: running {len(chosen)} case(s) again in {name} with its recorders on")
         try:
-            recorded = build_engine(spec, project).record_evidence(chosen, case_timeout_s)
+            recorded = build_engine(project.engines[name], project).record_evidence(chosen, case_timeout_s)
         except EngineStartError as error:
             problems.append(f"browser evidence: {name}: the browser did not start for the trace: {error}")
             recorded = {case.id: Evidence(missing=[f"the browser did not start for the trace: {error}"])
