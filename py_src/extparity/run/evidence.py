@@ -16,22 +16,13 @@ from typing import Callable
 
 from ..engines.base import EngineStartError, Evidence, WireCase
 from ..project.config import Project
-from ..project.errors import ConfigError
 from ..project.kinds import IN_BROWSER, build_engine, engine_class
 from .outcomes import PASSES
 from .parity import RunResult
 
-
 # What a caller hands on to the repro folder: case id -> engine -> Evidence, and one line for each
 # browser that could not record.
 Seen = tuple[dict[str, dict[str, Evidence]], list[str]]
-
-
-def in_browser(kind: str) -> bool:
-    try:
-        return bool(engine_class(kind).RUNS == IN_BROWSER)
-    except ConfigError:  # a kind of one's own that no longer imports: not a browser the harness knows
-        return False
 
 
 def browser_only(project: Project, result: RunResult) -> dict[str, list[str]]:
@@ -40,7 +31,7 @@ def browser_only(project: Project, result: RunResult) -> dict[str, list[str]]:
     An engine that failed as a whole (it did not start) is left out: the run's line for it says
     more than a second start would, and none of its cells is a divergence of its own."""
     browsers = {name for name in result.engines
-                if in_browser(project.engines[name].kind) and result.runs[name].status == "ok"}
+                if engine_class(project.engines[name].kind).RUNS == IN_BROWSER and result.runs[name].status == "ok"}
     found = {}
     for judged in result.results:
         failing = sorted(name for name, cell in judged.cells.items() if cell not in PASSES)
@@ -62,13 +53,16 @@ def record(project: Project, result: RunResult, case_timeout_s: float, log: Call
     found: dict[str, dict[str, Evidence]] = {}
     problems = []
     for name, chosen in wanted.items():
-        log(f"browser evidence: running {len(chosen)} case(s) again in {name} with its recorders on")
-        try:
-            recorded = build_engine(project.engines[name], project).record_evidence(chosen, case_timeout_s)
-        except EngineStartError as error:
-            problems.append(f"browser evidence: {name}: the browser did not start for the trace: {error}")
-            recorded = {case.id: Evidence(missing=[f"the browser did not start for the trace: {error}"])
-                        for case in chosen}
+        engine = build_engine(project.engines[name], project)
+        recorded = {case.id: Evidence(missing=[f"kind {engine.kind} records nothing"]) for case in chosen}
+        if engine.RECORDS_EVIDENCE:  # a browser kind of one's own may offer no recorders
+            log(f"browser evidence: running {len(chosen)} case(s) again in {name} with its recorders on")
+            try:
+                recorded = engine.record_evidence(chosen, case_timeout_s)
+            except EngineStartError as error:
+                problems.append(f"browser evidence: {name}: the browser did not start for the trace: {error}")
+                recorded = {case.id: Evidence(missing=[f"the browser did not start for the trace: {error}"])
+                            for case in chosen}
         for case_id, evidence in recorded.items():
             found.setdefault(case_id, {})[name] = evidence
     return found, problems
