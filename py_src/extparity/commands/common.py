@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from ..engines.base import Evidence
 from ..engines.driver import Controller
 from ..project.atomic import write_atomic
 from ..reports import html_report, junit
@@ -128,7 +129,7 @@ def browser_evidence(project: Project, result: RunResult, outputs: dict[str, Pat
 
 def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timings: dict | None = None,
                   baseline: dict | None = None, coverage: dict | None = None,
-                  seen: dict | None = None) -> list[str]:
+                  seen: dict[str, dict[str, Evidence]] | None = None) -> list[str]:
     """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines.
     The HTML also shows ``timings`` (as `run --timings` writes them), the changes since
     ``baseline`` (a result) and the ``coverage`` document's view when they are given; the repro

@@ -18,8 +18,8 @@ from ..project.config import load_project
 from ..project.words import count
 from ..reports import summary
 from ..results import build, read
-from .common import (UsageError, add_limit_options, add_report_options, check_output,
-                     check_report_outputs, controller, stderr, write, write_reports)
+from .common import (UsageError, add_limit_options, add_report_options, check_output, check_report_outputs,
+                     controller, stderr, write, write_reports)
 
 
 def add_parser(commands) -> None:

@@ -55,10 +55,10 @@ def main(args) -> int:
     result, document = outcome.result, outcome.document
     timings = build.timings(result)
     covered = recorder.document(result) if recorder else None
-    seen, evidence_problems = browser_evidence(project, result, reports, args.case_timeout)
     print(summary.summary_table(result))
     for module, note in sorted(result.per_browser.items()):
         print(f"module: {module}: {note}")
+    seen, evidence_problems = browser_evidence(project, result, reports, args.case_timeout)
     write_errors = [
         write(outputs["json"], build.chunks(document)),
         write(outputs["matrix"], summary.matrix_markdown(result)),

@@ -122,14 +122,12 @@ class BrowserEngine(Engine):
         """Run ``cases`` again, one at a time, in a browser of this engine's own (never a shared
         launch: another engine's tab would be in the trace) with the kind's recorders on: case
         id -> what it showed. Raises EngineStartError when that browser does not start."""
-        alone = type(self)(self.name, self.project, self.tree_name, self.options)
-        if self.environment is not None:
-            alone.use_environment(self.environment)
-        session = alone.open()
+        session = type(self)(self.name, self.project, self.tree_name, self.options).open()
         assert isinstance(session, BrowserSession)  # a browser kind's sessions are
+        session.phase = "starting the recorders"
+        start_or_close(session, session.start_recording, self.startup_timeout_s)
         found: dict[str, Evidence] = {}
         try:
-            session.loop.call(session.start_recording, self.startup_timeout_s)
             for case in cases:
                 if session.broke:
                     found[case.id] = Evidence(failure="not run again: the browser broke on an earlier case")
