@@ -154,6 +154,7 @@ def gate(
     recorded: ResultDocument | None = None,
     recorded_coverage: dict[str, Any] | None = None,
     artifacts: Mapping[str, str | Path] | None = None,
+    browser_evidence: bool = False,
     case_timeout_s: float = 10.0,
     budget_s: float = 600.0,
     jobs: int | None = None,
@@ -166,14 +167,17 @@ def gate(
     (``gate.policy.load_baseline``, ``gate.acknowledgements.load``); ``recorded`` is a merged
     shard result judged instead of running the engines (refused with
     ``gate.recorded.RefusedResult`` unless it is about these bytes). ``artifacts`` maps a tree to
-    the team's own zip of it, which then ships (and runs) instead of the gate's own pack."""
+    the team's own zip of it, which then ships (and runs) instead of the gate's own pack.
+    ``browser_evidence`` runs each failure only browsers have again with their recorders on, for
+    `--save-failures` (``GateResult.browser_evidence``, ``run.evidence``)."""
     checks = select_checks(only)
     loaded = load_corpus(project, corpus)
     problems = [str(problem) for problem in loaded.problems]
     options = GateOptions(allow_stale=allow_stale, case_timeout_s=case_timeout_s, budget_s=budget_s, jobs=jobs,
                           controller=controller, log=log or (lambda line: None), baseline=baseline,
                           acknowledged=acknowledged, recorded=recorded, recorded_coverage=recorded_coverage,
-                          artifacts={tree: Path(path) for tree, path in (artifacts or {}).items()})
+                          artifacts={tree: Path(path) for tree, path in (artifacts or {}).items()},
+                          browser_evidence=browser_evidence)
     result = run_gate(project, loaded, checks, options)
     document = build.json_result(result.run, result.tested, loaded.files, problems)
     document["ok"] = result.ok

@@ -124,3 +124,29 @@ WRONG_EXPECT = parse_case("parse-tagged", id="parse-wrong-expect", expect={"call
 
 def deviation(case: str, engines: list[str], **overrides) -> dict:
     return {"case": case, "engines": engines, "reason": "tracked upstream", "link": "https://example.invalid/1", **overrides}
+
+
+# A rule only a browser has: the verified parser, where a document exists (an extension page, Firefox's
+# background page; not a service worker, not a headless engine), drops the calls of an input that says
+# "browser-only", and says so on the console. The gate's purity check would refuse it; `run` has none.
+BROWSER_ONLY_CASE = "parse-browser-only"
+BROWSER_ONLY_INPUT = ('{"name":"click","arguments":{"note":"browser-only"}}', ["click"])
+_PARSER_ENTRY = "export function parseToolCalls(text, allowed) {\n"
+_BROWSER_ONLY_RULE = ('  if (typeof document !== "undefined" && text.includes("browser-only")) {\n'
+                      '    console.warn("planted browser-only rule dropped the calls of " + text);\n'
+                      '    return parseChecked("", allowed);\n'
+                      '  }\n')
+
+
+def plant_browser_only_rule(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(_PARSER_ENTRY) == 1, "the parser's entry this test plants a rule in has moved"
+    path.write_text(text.replace(_PARSER_ENTRY, _PARSER_ENTRY + _BROWSER_ONLY_RULE), encoding="utf-8")
+
+
+def browser_only_case() -> dict:
+    PARSE_INPUTS[BROWSER_ONLY_CASE] = BROWSER_ONLY_INPUT
+    try:
+        return parse_case(BROWSER_ONLY_CASE)
+    finally:
+        del PARSE_INPUTS[BROWSER_ONLY_CASE]

@@ -11,11 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from ..engines.base import Evidence
 from ..engines.driver import Controller
 from ..project.atomic import write_atomic
 from ..reports import html_report, junit
 from ..reports.annotations import github as github_annotations
+from ..project.config import Project
 from ..results import repro
+from ..run import evidence
+from ..run.parity import RunResult
 
 
 class UsageError(Exception):
@@ -113,11 +117,23 @@ def check_report_outputs(args) -> dict[str, Path | Stdout | None]:
     return outputs
 
 
+def browser_evidence(project: Project, result: RunResult, outputs: dict[str, Path | Stdout | None],
+                     case_timeout_s: float) -> evidence.Seen:
+    """With `--save-failures`, what the browsers showed of the cases only browsers fail, each run
+    again with their recorders on (``run.evidence``), and a line for each browser that could not
+    record; nothing is run without the option or without such a case."""
+    if outputs["save_failures"] is None:
+        return {}, []
+    return evidence.record(project, result, case_timeout_s, stderr)
+
+
 def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timings: dict | None = None,
-                  baseline: dict | None = None, coverage: dict | None = None) -> list[str]:
+                  baseline: dict | None = None, coverage: dict | None = None,
+                  seen: dict[str, dict[str, Evidence]] | None = None) -> list[str]:
     """Write the HTML, JUnit, annotations and repro reports of ``document``; problems as lines.
     The HTML also shows ``timings`` (as `run --timings` writes them), the changes since
-    ``baseline`` (a result) and the ``coverage`` document's view when they are given."""
+    ``baseline`` (a result) and the ``coverage`` document's view when they are given; the repro
+    folder holds the browsers' evidence ``seen`` (``browser_evidence``)."""
     html = html_report.render(document, timings=timings, baseline=baseline, coverage=coverage) if outputs["html"] else ""
     errors = [write(outputs["html"], html) if outputs["html"] else None,
               write(outputs["junit"], junit.render(document)) if outputs["junit"] else None,
@@ -125,7 +141,7 @@ def write_reports(document: dict, outputs: dict[str, Path | Stdout | None], timi
     folder = outputs["save_failures"]
     if isinstance(folder, Path):  # check_report_outputs makes it a folder or None, never stdout
         try:
-            repro.save_failures(document, folder)
+            repro.save_failures(document, folder, seen)
         except (OSError, repro.ReproError) as error:
             errors.append(f"cannot write {folder}: {getattr(error, 'strerror', None) or error}")
     return [error for error in errors if error]

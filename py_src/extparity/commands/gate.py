@@ -89,7 +89,7 @@ def main(args) -> int:
     try:
         gated = api.gate(project, only=args.only, allow_stale=args.allow_stale, baseline=baseline,
                          acknowledged=acknowledged, recorded=recorded, recorded_coverage=recorded_coverage,
-                         artifacts=theirs,
+                         artifacts=theirs, browser_evidence=reports["save_failures"] is not None,
                          case_timeout_s=args.case_timeout, budget_s=args.timeout, jobs=args.jobs,
                          controller=controller(), log=stderr)
     except RefusedResult as error:
@@ -106,8 +106,12 @@ def main(args) -> int:
         write(outputs["coverage"], coverage_dumps(gate.coverage)) if gate.coverage is not None else None,
     ) if e]
     if any(reports.values()):  # the run's reports, the HTML with the gate's checks above its matrix
+        # the gate's verdict is its checks': a browser that cannot record is said, not a failed check
+        seen, evidence_problems = gate.browser_evidence
+        for line in evidence_problems:
+            stderr(line)
         write_errors += write_reports(document, reports, build.timings(gate.run) if args.timings else None,
-                                      coverage=gate.coverage)
+                                      coverage=gate.coverage, seen=seen)
     stderr("gate: " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in gate.timings.items()))
     failed = [c for c in gate.checks if not c.ok]
     # A check's line says its first problem; stderr lists every problem of a line that says there

@@ -14,8 +14,8 @@ from ..reports.progress import Progress
 from ..results import build, compare
 from ..results.shards import parse_shard
 from ..run.parity import select_engines
-from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, check_output,
-                     check_report_outputs, controller, print_failures, write, write_reports)
+from .common import (UsageError, add_corpus_option, add_engine_options, add_report_options, browser_evidence,
+                     check_output, check_report_outputs, controller, print_failures, write, write_reports)
 from .compare import load_result, print_changes
 
 
@@ -58,13 +58,15 @@ def main(args) -> int:
     print(summary.summary_table(result))
     for module, note in sorted(result.per_browser.items()):
         print(f"module: {module}: {note}")
+    seen, evidence_problems = browser_evidence(project, result, reports, args.case_timeout)
     write_errors = [
         write(outputs["json"], build.chunks(document)),
         write(outputs["matrix"], summary.matrix_markdown(result)),
         write(outputs["timings"], json.dumps(timings, indent=1, sort_keys=True) + "\n"),
         write(outputs["coverage"], coverage_dumps(covered)) if covered is not None else None,
         # the page shows the durations when they are asked for, so that `report --timings` makes the same page
-        *write_reports(document, reports, timings if args.timings else None, baseline, covered),
+        *write_reports(document, reports, timings if args.timings else None, baseline, covered, seen),
+        *evidence_problems,
     ]
     if baseline is not None:
         print()

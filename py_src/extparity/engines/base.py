@@ -119,6 +119,19 @@ class Batch:
 
 
 @dataclass
+class Evidence:
+    """What a browser engine showed while it ran one case again, alone, with its recorders on
+    (``record_evidence``): the verdict of that run, or why it gave none, and files named by what
+    they hold (``"trace.zip"``, ``"png"``, ``"console.txt"``). ``missing`` says, a line each,
+    what could not be recorded and why."""
+
+    verdict: str | None = None
+    failure: str | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
 class EngineRun:
     """One engine over one case list; partial when ``status`` is not "ok"."""
 
@@ -179,6 +192,7 @@ class Engine(abc.ABC):
     RECORDS_PAGE_SCRIPTS = False  # has record_page_scripts(pages, content) and PAGE_SCRIPTS_SEEN (the gate)
     SENDS_FROM_CONTENT = False  # can send a tree's messages from a content script (its option ``sender``)
     COVERAGE: str | None = None  # what coverage.record measures in it: BLOCK_COVERAGE, BRANCH_COVERAGE or nothing
+    RECORDS_EVIDENCE = False  # has record_evidence(cases, case_timeout_s) (`--save-failures`, run.evidence)
 
     kind: str
     chunk_size: int = 100

@@ -36,7 +36,8 @@ from typing import Any, Awaitable, Callable
 
 from ..project.kinds import IN_BROWSER
 from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
-from .base import Batch, Engine, EngineStartError, Session, executable_version, host_versions, js_source, package_version
+from .base import (Batch, Engine, EngineStartError, Evidence, Session, WireCase, executable_version, host_versions,
+                   js_source, package_version)
 from .child import link_subject
 from .executables import choose_executable
 
@@ -76,6 +77,7 @@ class BrowserEngine(Engine):
     """A browser kind bound to a tree: executable, extra launch arguments, batching."""
 
     RUNS = IN_BROWSER
+    RECORDS_EVIDENCE = True
     OPTIONS = {"executable": str, "args": list, "chunk_size": int, "startup_timeout_s": (int, float), "via": str,
                "sender": str}
     OPTION_CHOICES = {"via": ("module", "message"), "sender": ("page", "content")}
@@ -115,6 +117,35 @@ class BrowserEngine(Engine):
             **({"sender": self.sender} if self.sender != "page" else {}),  # the page sender keeps older results' bytes
             **host_versions(),
         }
+
+    def record_evidence(self, cases: list[WireCase], case_timeout_s: float) -> dict[str, Evidence]:
+        """Run ``cases`` again, one at a time, in a browser of this engine's own (never a shared
+        launch: another engine's tab would be in the trace) with the kind's recorders on: case
+        id -> what it showed. Raises EngineStartError when that browser does not start."""
+        session = type(self)(self.name, self.project, self.tree_name, self.options).open()
+        assert isinstance(session, BrowserSession)  # a browser kind's sessions are
+        session.phase = "starting the recorders"
+        start_or_close(session, session.start_recording, self.startup_timeout_s)
+        found: dict[str, Evidence] = {}
+        try:
+            for case in cases:
+                if session.broke:
+                    found[case.id] = Evidence(failure="not run again: the browser broke on an earlier case")
+                    continue
+                session.loop.call(lambda: session.begin_case(case.id), 30)
+                batch = session.run([case], case_timeout_s)
+                broken = f"{batch.broken.kind}: {batch.broken.detail}" if batch.broken else None
+                evidence = Evidence(verdict=batch.verdicts.get(case.id),
+                                    failure=batch.errors.get(case.id) or batch.timeouts.get(case.id) or broken)
+                try:
+                    evidence.files, console, evidence.missing = session.loop.call(lambda: session.end_case(case.id), 60)
+                except Exception as error:  # a dead page: the verdict above is still worth keeping
+                    console, evidence.missing = [], [f"nothing recorded: {type(error).__name__}: {error}"[:500]]
+                evidence.files["console.txt"] = console_file(self.name, case.id, console, evidence.missing)
+                found[case.id] = evidence
+        finally:
+            session.close()
+        return found
 
     async def before_subject_loads(self, session: "BrowserSession") -> None:
         """Called in a started session once its document is open, before the subject's modules
@@ -175,6 +206,14 @@ class BrowserEngine(Engine):
         if not closure:
             raise EngineStartError('via = "message": the extension has no background to send messages to')
         return closure
+
+
+def console_file(engine: str, case_id: str, console: list[str], missing: list[str]) -> bytes:
+    """The console of one case's rerun as text: what it is of, then a message a line."""
+    lines = [f"console of engine {engine} while it ran case {case_id} again, alone", ""]
+    lines += console or ["(no console message)"]
+    lines += [f"not recorded: {line}" for line in missing]
+    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def realm_code(subject: dict[str, Any]) -> str:
@@ -287,6 +326,19 @@ class BrowserSession(Session):
 
     async def detach(self) -> None:
         """Close what ``attach`` opened, leaving the browser to its other sessions."""
+
+    async def start_recording(self) -> None:
+        """Turn on the kind's recorders (``BrowserEngine.record_evidence``); each kind says what."""
+        raise NotImplementedError
+
+    async def begin_case(self, case_id: str) -> None:
+        """Mark where the recording of ``case_id`` begins."""
+        raise NotImplementedError
+
+    async def end_case(self, case_id: str) -> tuple[dict[str, bytes], list[str], list[str]]:
+        """What was recorded since ``begin_case``: files by what they hold, console lines, and
+        a line for each thing the kind could not record and why."""
+        raise NotImplementedError
 
     def startup_hint(self) -> str:
         """Extra words for a start-up time-out (e.g. the add-on's state in the profile)."""

@@ -43,6 +43,7 @@ class Options:
     recorded: dict | None = None  # a merged result (`gate --results`), accepted only for these bytes
     recorded_coverage: dict | None = None  # its shards' coverage files, merged
     artifacts: dict[str, Path] = field(default_factory=dict)  # tree -> the team's own zip (`--artifact`)
+    browser_evidence: bool = False  # run browser-only failures again with recorders on (`--save-failures`)
 
 
 def no_run() -> RunResult:

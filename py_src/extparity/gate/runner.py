@@ -23,6 +23,8 @@ from pathlib import Path
 
 from ..corpus.cases import Corpus
 from ..project.config import Project
+from ..run.evidence import Seen
+from ..run.evidence import record as record_evidence
 from ..run.parity import RunResult, run_parity
 from ..subject import tree_checks
 from ..subject.weblint import LintResult
@@ -69,6 +71,9 @@ class GateResult:
     coverage: dict | None = None  # the coverage document (``coverage.record``); None when not measured
     # Wall seconds of each preparation ("artifacts", "engine run") and check: said, never judged.
     timings: dict[str, float] = field(default_factory=dict)
+    # What the browsers showed of the failures only they have (``run.evidence``), with
+    # ``Options.browser_evidence``: for the repro folder, never judged.
+    browser_evidence: Seen = field(default_factory=lambda: ({}, []))
 
     @property
     def passed(self) -> bool:
@@ -128,6 +133,12 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
             started = time.perf_counter()
             results.append(check(spec.name, *spec.verdict(gate)))
             timings[spec.name] = time.perf_counter() - started
+        seen: Seen = {}, []
+        if ENGINES in needs and options.browser_evidence and options.recorded is None:
+            # here, while the unpacked artifacts the engines ran are still on disk
+            started = time.perf_counter()
+            seen = record_evidence(gate.tested, gate.result, options.case_timeout_s, options.log)
+            timings["browser evidence"] = time.perf_counter() - started
     finally:
         for cleanup in gate.cleanups:
             cleanup()
@@ -137,7 +148,7 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
     if not not_run and all(c.ok for c in results):  # a release's verdict: what it packed is released
         packing.write_record(project.gate.dist, gate.built, released=True)
     return GateResult(results, not_run, gate.result, gate.tested, gate.built, gate.lint, gate.policy, gate.coverage,
-                      timings)
+                      timings, seen)
 
 
 def build_artifacts(project: Project, browsers: dict[str, set[str]], unpacked_root: Path,

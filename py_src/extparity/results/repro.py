@@ -6,6 +6,11 @@ verdict, cell and notes), plus ``tags.json`` so the folder is a corpus root: `ex
 --corpus DIR` reruns every failure and `--corpus DIR/<id>.jsonl` reruns one. The folder is
 replaced as a whole, and only if it is empty or an earlier repro folder (it holds ``MARKER``),
 so a folder of someone's own is never overwritten.
+
+A case that fails only in browser engines also gets what each of those browsers showed when it
+ran the case again (``run.evidence``): ``<id>.<engine>.trace.zip``, ``<id>.<engine>.png`` and
+``<id>.<engine>.console.txt`` as the kind could record them, listed with the rerun's verdict in
+``<id>.verdicts.json`` under ``browser_evidence``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from ..corpus.cases import TAGS_FILE
+from ..engines.base import Evidence
 from ..project.config import CASE_KEYS
 from .read import failing_cells, verdicts
 
@@ -50,9 +56,27 @@ def corpus_line(case: dict) -> str:
     return json.dumps(record, ensure_ascii=True) + "\n"
 
 
-def repro_files(document: dict) -> dict[str, str]:
-    """File name -> text for every failing case of ``document``."""
-    files = {MARKER: "Written by `extparity run --save-failures` / `extparity report --save-failures`; "
+def evidence_entry(case_id: str, engine: str, evidence: Evidence, run_verdict: str | None,
+                   files: dict[str, str | bytes]) -> dict:
+    """One engine's ``browser_evidence`` in a case's verdicts file; its files go into ``files``."""
+    names = []
+    for what, data in sorted(evidence.files.items()):
+        names.append(f"{case_id}.{engine}.{what}")
+        files[names[-1]] = data
+    if evidence.verdict is None and evidence.failure is None:
+        rerun = "not run again"
+    elif evidence.verdict != run_verdict:
+        rerun = "a DIFFERENT verdict from the run's: the files show a rerun that did not reproduce the run"
+    else:
+        rerun = "no verdict, as in the run" if run_verdict is None else "the same verdict as in the run"
+    return {"files": names, "rerun": rerun, "rerun_verdict": evidence.verdict, "rerun_failure": evidence.failure,
+            "not_recorded": evidence.missing}
+
+
+def repro_files(document: dict, evidence: dict[str, dict[str, Evidence]] | None = None) -> dict[str, str | bytes]:
+    """File name -> contents for every failing case of ``document``, with the browsers'
+    ``evidence`` (case id -> engine -> what it showed) of the cases that have some."""
+    files: dict[str, str | bytes] = {MARKER: "Written by `extparity run --save-failures` / `extparity report --save-failures`; "
                      "the whole folder is replaced on the next write.\n"}
     used_tags: set[str] = set()
     for case in document["cases"]:
@@ -60,28 +84,38 @@ def repro_files(document: dict) -> dict[str, str]:
             continue
         used_tags.update(case["tags"])
         files[f"{case['id']}.jsonl"] = corpus_line(case)
-        files[f"{case['id']}.verdicts.json"] = json.dumps({
+        shown = verdicts(case)
+        record = {
             "case": case["id"],
             "origin": f"{case['file']}:{case['line']}",
             "reference": document.get("reference"),
             "cells": case["cells"],
             "notes": case.get("notes", {}),
-            "verdicts": verdicts(case),
-        }, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
+            "verdicts": shown,
+        }
+        seen = (evidence or {}).get(case["id"])
+        if seen:
+            record["browser_evidence"] = {engine: evidence_entry(case["id"], engine, found, shown.get(engine), files)
+                                          for engine, found in sorted(seen.items())}
+        files[f"{case['id']}.verdicts.json"] = json.dumps(record, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
     registry = document["corpus"].get("tags", {})
     tags = {tag: registry.get(tag, "declared by the result this repro came from") for tag in sorted(used_tags)}
     files[TAGS_FILE] = json.dumps(tags, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
     return files
 
 
-def save_failures(document: dict, folder: Path) -> int:
-    """Replace ``folder`` with the repro files of ``document``; return how many cases it holds."""
+def save_failures(document: dict, folder: Path, evidence: dict[str, dict[str, Evidence]] | None = None) -> int:
+    """Replace ``folder`` with the repro files of ``document`` (and the browsers' ``evidence``);
+    return how many cases it holds."""
     check_folder(folder)
-    files = repro_files(document)
+    files = repro_files(document, evidence)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
-        for name, text in files.items():
-            (staging / name).write_text(text, encoding="utf-8", newline="\n")
+        for name, data in files.items():
+            if isinstance(data, bytes):
+                (staging / name).write_bytes(data)
+            else:
+                (staging / name).write_text(data, encoding="utf-8", newline="\n")
         if folder.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.parent))
             os.replace(folder, retired / folder.name)

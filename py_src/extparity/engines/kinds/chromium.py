@@ -412,6 +412,25 @@ class ChromiumSession(BrowserSession):
         if not via_message:
             self.module_hashes = report["hashes"]
 
+    async def start_recording(self) -> None:
+        """A Playwright trace of the context (a chunk per case: the page's calls, the console, DOM
+        snapshots and screenshots, for `playwright show-trace`), and the context's console (its
+        pages' and, via messages, the service worker's: Playwright reports both) and the page's
+        uncaught errors as text."""
+        self.console: list[str] = []
+        self.context.on("console", lambda message: self.console.append(_console_line(message)))
+        self.page.on("pageerror", lambda error: self.console.append(f"page uncaught: {error}"))
+        await self.context.tracing.start(screenshots=True, snapshots=True, title=self.engine.name)
+
+    async def begin_case(self, case_id: str) -> None:
+        self.console.clear()
+        await self.context.tracing.start_chunk(title=case_id)
+
+    async def end_case(self, case_id: str) -> tuple[dict[str, bytes], list[str], list[str]]:
+        trace = self.launch.profile / "extparity-trace.zip"  # scratch, removed with the profile
+        await bounded(self.context.tracing.stop_chunk(path=str(trace)), 30)
+        return {"trace.zip": trace.read_bytes(), "png": await bounded(self.page.screenshot(), 30)}, list(self.console), []
+
     async def devtools_channel(self) -> Any:
         """A DevTools channel (``send(method, params)``) on the realm that runs this session's
         cases, for an observer such as coverage: its page's CDP session, or, via messages, the
@@ -449,6 +468,15 @@ class ChromiumSession(BrowserSession):
         page = getattr(self, "page", None)
         if page is not None:
             await bounded(page.close(), 10, default=None)
+
+
+def _console_line(message: Any) -> str:
+    """A Playwright console message as one line: whose (a page's or the service worker's), its
+    type, its text and where in the extension it was written."""
+    location = message.location or {}
+    source = location.get("url", "").split("/", 3)[-1]
+    at = f" ({source}:{location.get('lineNumber', 0) + 1})" if source else ""
+    return f"{'page' if message.page is not None else 'service worker'} {message.type}: {message.text}{at}"
 
 
 CONSOLE_LINE = re.compile(r'(?P<message>.*)", source: (?:chrome-extension://[a-p]{32}/)?(?P<source>.*) \((?P<line>\d+)\)')

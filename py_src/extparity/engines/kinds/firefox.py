@@ -279,6 +279,33 @@ class FirefoxSession(BrowserSession):
         if tab is not None:
             await bounded(tab.close(), 10, default=None)
 
+    # What WebDriver BiDi lets the harness see of a case in Firefox: the add-on's background and
+    # its frames, where the cases run, are hidden from it (see the module's docstring).
+    NO_TRACE = ("trace: Playwright records no trace of the add-on's background, where Firefox runs the cases "
+                "(WebDriver BiDi hides extension contexts)")
+    NO_PAGE = ("screenshot: no page shows this engine's cases in Firefox (they run in the add-on's background); "
+               "console: only the background's uncaught errors, as the harness's sentinel reports them")
+
+    async def start_recording(self) -> None:
+        """The background's uncaught errors, which the sentinel reports to the probe server, and
+        with a content path the tab's console and a screenshot of it."""
+        self.console: list[str] = []
+        tab = getattr(self, "tab", None)
+        if tab is not None:
+            tab.on("console", lambda message: self.console.append(f"tab {message.type}: {message.text}"))
+            tab.on("pageerror", lambda error: self.console.append(f"tab uncaught: {error}"))
+
+    async def begin_case(self, case_id: str) -> None:
+        self.console.clear()
+        self.errors_seen = len(self.launch.server.background_errors)
+
+    async def end_case(self, case_id: str) -> tuple[dict[str, bytes], list[str], list[str]]:
+        errors = [f"background uncaught: {error}" for error in self.launch.server.background_errors[self.errors_seen:]]
+        tab = getattr(self, "tab", None)
+        if tab is None:
+            return {}, [*self.console, *errors], [self.NO_TRACE, self.NO_PAGE]
+        return {"png": await bounded(tab.screenshot(), 30)}, [*self.console, *errors], [self.NO_TRACE]
+
     def scripts_not_run(self, when: str) -> str:
         """Which of the harness's scripts never reported, from which page they were to load, and
         what the sentinel saw fail to load there."""
