@@ -1385,6 +1385,33 @@ def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp
 
 @pytest.mark.gate
 @pytest.mark.browser
+def test_after_the_run_the_popup_opens_in_the_runs_chromium_and_its_run_time_script_still_fails(tmp_path,
+                                                                                             monkeypatch):
+    """With the engines' run, the check opens the popup in the Chromium the run's two engines
+    shared, once their cases are done, rather than in a second launch: the popup that loads a
+    script by a name it builds fails as it does in a browser of its own, and Chromium starts once."""
+    from extparity.engines.kinds import chromium
+
+    copy = Copy(tmp_path, engines=("python", "chromium"))
+    copy.edit("inspector.js", "const EXAMPLE_OUTPUT", 'document.head.append(Object.assign(document.createElement('
+              '"script"), { src: ["hel", "per.txt"].join("") }));\n\nconst EXAMPLE_OUTPUT')
+    copy.write("helper.txt", "globalThis.extparityHelper = true;\n")
+    launches = []
+    start = chromium.ChromiumLaunch.start
+
+    async def counted(self):
+        launches.append(self.paths)
+        await start(self)
+
+    monkeypatch.setattr(chromium.ChromiumLaunch, "start", counted)
+    outcome = copy.gate(only="parity,page scripts")
+    assert outcome.code == 1 and outcome.failing() == {"page scripts"}, outcome.out + outcome.err
+    assert outcome.problems("page scripts") == [f"chrome/inspector.html ran helper.txt in chromium, {RUN_TIME_NAME}"]
+    assert launches == [("message", "module")], launches
+
+
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize("delay_ms", [4_000, 150_000, 6 * 3_600_000], ids=["4s", "150s", "6h"])
 def test_a_popup_that_loads_a_script_later_than_a_fixed_watch_fails_page_scripts(tmp_path, delay_ms):
     """The popup waits before it loads helper.txt: past the 3 s the check used to watch, past an

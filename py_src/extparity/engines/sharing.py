@@ -31,6 +31,7 @@ class SharedBrowser:
         self._launch: BrowserLaunch | None = None
         self._users = 0
         self._failed: str | None = None  # a start-up failure is the browser's, so every engine's
+        self._kept = False  # ``keep``: the launch outlives its last session until ``let_go``
 
     def acquire(self, engine: BrowserEngine) -> BrowserLaunch:
         with self._lock:
@@ -52,19 +53,43 @@ class SharedBrowser:
             return launch is self._launch and self._users > 1
 
     def release(self, launch: BrowserLaunch, broken: bool) -> None:
-        """One session fewer; the launch stops with its last session or with a broken one."""
+        """One session fewer; the launch stops with its last session (unless kept) or with a broken one."""
         with self._lock:
             if launch is self._launch:
                 self._users -= 1
-                if not broken and self._users > 0:
+                if not broken and (self._users > 0 or self._kept):
                     return
                 self._launch = None
         launch.close()
 
+    def keep(self) -> None:
+        """Keep the launch open after its last session closes, for what the gate opens in it once
+        the engines' cases are done (``kept_launch``), until ``let_go``."""
+        with self._lock:
+            self._kept = True
 
-def share_browsers(engines: Iterable[Engine]) -> None:
+    def kept_launch(self) -> BrowserLaunch | None:
+        """The launch, once every session closed without breaking it; None otherwise (it never
+        started, failed to, or broke), and then a caller starts a browser of its own."""
+        with self._lock:
+            launch = self._launch
+            return launch if launch is not None and not launch.closed and self._users == 0 else None
+
+    def let_go(self) -> None:
+        """Stop keeping the launch; it stops now unless a session is still open in it."""
+        with self._lock:
+            self._kept = False
+            if self._users > 0 or self._launch is None:
+                return
+            launch, self._launch = self._launch, None
+        launch.close()
+
+
+def share_browsers(engines: Iterable[Engine], kept: dict[str, SharedBrowser] | None = None) -> None:
     """Give the browser engines that would start the same browser with the same extension (one
-    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``."""
+    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``. With ``kept``,
+    each such browser is kept open past the run (``SharedBrowser.keep``) and recorded there by
+    its ``launch_key``: its owner lets it go."""
     groups: dict[str, list[BrowserEngine]] = {}
     for engine in engines:
         if isinstance(engine, BrowserEngine):
@@ -75,3 +100,6 @@ def share_browsers(engines: Iterable[Engine]) -> None:
             shared = SharedBrowser(paths)
             for engine in group:
                 engine.shared = shared
+            if kept is not None:
+                shared.keep()
+                kept[group[0].launch_key()] = shared

@@ -169,10 +169,12 @@ class FirefoxEngine(BrowserEngine):
     # list beside four imported modules), so what a page ran is read from its <script> elements.
     PAGE_SCRIPTS_SEEN = ("<script> element", "<script> elements")
 
-    def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
+    def record_page_scripts(self, pages: list[str], content: bool,
+                            launch: BrowserLaunch | None = None) -> dict[str, dict[str, str]]:
         """The scripts each page holds once settled, in a launch of its own (a page's code must
-        not reach an engine's cases). Content scripts are not opened here: the harness cannot
-        read their world in Firefox."""
+        not reach an engine's cases), whatever ``launch`` is given: the add-on's recorder is
+        packed into it before it starts, so a run's launch cannot record. Content scripts are
+        not opened here: the harness cannot read their world in Firefox."""
         launch = FirefoxLaunch(self, (), tuple(pages))
         try:
             budget = self.startup_timeout_s + len(pages) * 20

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...engines.sharing import SharedBrowser
 from ...project.config import Project, declares_content_scripts
 from ...project.hashing import sha256_hex
 from ...project.kinds import build_engine, engine_class
@@ -100,8 +101,10 @@ def misdecoded(where: str, page: str, script: str, engine_name: str, data: bytes
             f"add <meta charset=\"utf-8\"> to {page}'s <head>")
 
 
-def judge(project: Project) -> tuple[list[str], str]:
-    """The gate's page scripts check: its problems, and the line it says when there are none."""
+def judge(project: Project, kept: dict[str, SharedBrowser] | None = None) -> tuple[list[str], str]:
+    """The gate's page scripts check: its problems, and the line it says when there are none.
+    ``kept`` holds the run's browsers by launch key (``Gate.kept_browsers``): an engine whose
+    browser is there opens its pages in it, without a launch of its own."""
     problems: list[str] = []
     said: list[str] = []
     able = recorders(project)
@@ -122,8 +125,9 @@ def judge(project: Project) -> tuple[list[str], str]:
         known = accounted(project, tree, manifest)
         for engine_name in engines:
             engine = build_engine(project.engines[engine_name], project)
+            shared = (kept or {}).get(engine.launch_key())
             try:
-                seen = engine.record_page_scripts(pages, content)
+                seen = engine.record_page_scripts(pages, content, shared.kept_launch() if shared else None)
             except Exception as exc:  # whatever the browser did, it is one line and the other checks stand
                 problems.append(f"{tree_name}: {engine_name} could not open its pages: "
                                 f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
@@ -137,11 +141,26 @@ def judge(project: Project) -> tuple[list[str], str]:
     return problems, "; ".join(said) or "no tree ships a page or a content script"
 
 
+def keep_browsers(gate: Gate) -> None:
+    """Before the run: keep the browsers its engines share open for this check (why: a second
+    launch of the same browser with the same extension cost about as much as the run's own)."""
+    gate.kept_browsers = {}
+    gate.cleanups.append(lambda: let_go(gate))
+
+
+def let_go(gate: Gate) -> None:
+    for shared in (gate.kept_browsers or {}).values():
+        shared.let_go()
+
+
 def verdict(gate: Gate) -> tuple[list[str], str]:
-    return judge(gate.tested)
+    try:
+        return judge(gate.tested, gate.kept_browsers)
+    finally:
+        let_go(gate)  # the checks after this one start no page in them
 
 
 CHECK = Spec("page scripts",
              "a page, or a tab where the content scripts run, that ran a script the `scripts` check "
              "did not account for", "[tool.extparity.gate].glue_scripts", verdict,
-             needs=(ARTIFACTS,), starts=(BROWSERS,))
+             needs=(ARTIFACTS,), starts=(BROWSERS,), prepare=keep_browsers)
