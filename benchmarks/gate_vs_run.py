@@ -6,8 +6,8 @@ launched twice in one gate. Both are ratios and counts of one invocation, so the
 moves every side alike. Each command runs in its checkout's folder with that checkout's
 `py_src` first on the path and a fresh `dist/`; its process tree is polled every 0.1 s from
 /proc (as `cpu_by_process.py` does), which gives its CPU seconds summed over every process and the
-browsers it started: a Chromium is a `chromium` process without `--type=`, a Firefox a
-`firefox-esr` process without `-contentproc`.
+browsers it started: a `chromium` process without `--type=`, or a `firefox-esr` one without
+`-contentproc`, that Playwright's driver (`node`) started.
 
     .venv/bin/python benchmarks/gate_vs_run.py [--against OLD_CHECKOUT] [--repeat 3]
 
@@ -33,20 +33,23 @@ HERE = Path(__file__).resolve().parent.parent
 LAUNCH = "import sys; from extparity.cli import main; sys.exit(main())"  # what the console script runs
 
 
-def browser(pid: int) -> str | None:
-    """"chromium" or "firefox" for a browser's main process, None for anything else."""
+def program(pid: int) -> tuple[str, list[str]]:
+    """A process's program name and arguments ("" and [] once it ended)."""
     try:
         words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split()
     except OSError:
-        return None
-    if not words:
-        return None
-    program = Path(words[0]).name
-    if program == "chromium" and not any(word.startswith("--type=") for word in words):
+        return "", []
+    return (Path(words[0]).name, words) if words else ("", [])
+
+
+def browser(name: str, words: list[str]) -> str | None:
+    """"chromium" or "firefox" for a browser's main process, None for anything else."""
+    if name == "chromium" and not any(word.startswith("--type=") for word in words):
         return "chromium"
-    if program.startswith("firefox") and "-contentproc" not in words:
+    if name.startswith("firefox") and "-contentproc" not in words:
         return "firefox"
     return None
+
 
 
 def measure(checkout: Path, command: list[str]) -> dict:
@@ -58,22 +61,26 @@ def measure(checkout: Path, command: list[str]) -> dict:
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     cpu: dict[int, float] = {}
     kinds: dict[int, str | None] = {}
+    names: dict[int, str] = {}
     parents: dict[int, int] = {}
     while child.poll() is None:
         table = process_table()
         for pid in descendants(child.pid, table):
             cpu[pid] = max(cpu.get(pid, 0.0), table[pid][1])
             parents[pid] = table[pid][0]
-            if kinds.get(pid) is None:
-                kinds[pid] = browser(pid)
+            if names.get(pid, "sh") == "sh":  # Debian's /usr/bin/chromium is a script that execs the browser
+                names[pid], words = program(pid)
+                kinds[pid] = browser(names[pid], words)
         time.sleep(POLL_S)
     wall = time.perf_counter() - started
     output = child.stdout.read() if child.stdout else ""
     if child.returncode != 0:
         sys.exit(f"{' '.join(command)} failed in {checkout} (exit {child.returncode}): "
                  + " / ".join(output.strip().splitlines()[-3:]))
-    # A browser's helpers carry its command line from fork to exec: a browser started by one is not a launch.
-    launches = [kind for pid, kind in kinds.items() if kind and not kinds.get(parents[pid])]
+    # Only a browser Playwright's driver started is a launch: a browser's helpers (Chromium's
+    # zygotes, Firefox's fork server) carry its command line from fork to exec, and the harness
+    # asks each executable its `--version`.
+    launches = [kind for pid, kind in kinds.items() if kind and names.get(parents[pid]) == "node"]
     return {"wall": wall, "cpu": sum(cpu.values()), "chromium": launches.count("chromium"),
             "firefox": launches.count("firefox"), "timing": next(
                 (line.strip() for line in output.splitlines() if "engine run" in line), "")}
@@ -86,7 +93,9 @@ def main() -> None:
     args = parser.parse_args()
     checkouts = [("before", args.against.resolve())] if args.against else []
     checkouts.append(("after" if args.against else "this", HERE))
-    commands = {"gate": ["gate", "--acknowledged", "policy/acknowledged.json"], "run": ["run"]}
+    # `run --coverage`: the gate's own run measures block coverage in Chromium (its coverage check).
+    commands = {"gate": ["gate", "--acknowledged", "policy/acknowledged.json"], "run": ["run"],
+                "run --coverage": ["run", "--coverage", os.devnull]}
     seen: dict[tuple[str, str], list[dict]] = {}
     for round_ in range(args.repeat):
         for side, checkout in checkouts:
@@ -104,7 +113,7 @@ def main() -> None:
     for side, _ in checkouts:
         gate, run = seen[(side, "gate")], seen[(side, "run")]
         ratios = [g["wall"] / r["wall"] for g, r in zip(gate, run)]
-        for name, results in (("gate", gate), ("run", run)):
+        for name, results in (("gate", gate), ("run", run), ("run --coverage", seen[(side, "run --coverage")])):
             print(f"{side} {name}: median {statistics.median(r['wall'] for r in results):.1f} s wall "
                   f"({walls(results)}), median "
                   f"{statistics.median(r['cpu'] for r in results):.1f} s CPU, browsers started "
