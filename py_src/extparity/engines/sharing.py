@@ -25,8 +25,9 @@ class SharedBrowser:
     and each engine whose session broke goes on in a browser of its own, where the driver
     finds the culprit as it does without sharing (``Batch.broken.attributable`` is False)."""
 
-    def __init__(self, paths: tuple[str, ...]) -> None:
+    def __init__(self, paths: tuple[str, ...], pages: tuple[str, ...] = ()) -> None:
         self.paths = paths
+        self.pages = pages  # what the launch is prepared to open once its sessions are done (``KeptBrowsers``)
         self._lock = threading.Lock()
         self._launch: BrowserLaunch | None = None
         self._users = 0
@@ -39,7 +40,7 @@ class SharedBrowser:
                 raise EngineStartError(self._failed)
             if self._launch is None:
                 try:
-                    self._launch = engine.launch_class(engine, self.paths)
+                    self._launch = engine.launch_class(engine, self.paths, self.pages)
                 except EngineStartError as exc:
                     self._failed = str(exc)
                     raise
@@ -63,8 +64,8 @@ class SharedBrowser:
         launch.close()
 
     def keep(self) -> None:
-        """Keep the launch open after its last session closes, for what the gate opens in it once
-        the engines' cases are done (``kept_launch``), until ``let_go``."""
+        """Keep the launch open after its last session closes, for the pages the gate opens in it
+        once the engines' cases are done (``kept_launch``), until ``let_go``."""
         with self._lock:
             self._kept = True
 
@@ -85,11 +86,31 @@ class SharedBrowser:
         launch.close()
 
 
-def share_browsers(engines: Iterable[Engine], kept: dict[str, SharedBrowser] | None = None) -> None:
+class KeptBrowsers:
+    """The browsers a run's engines share, kept open past the run for the extension pages the
+    gate opens in them once every case is done (the page scripts check), instead of a second
+    launch of the same browser with the same extension. ``pages``: tree name -> the pages each
+    launch is prepared for before it starts (Firefox packs a recorder for them into the add-on,
+    which waits to be told; Chromium opens any page when asked)."""
+
+    def __init__(self, pages: dict[str, tuple[str, ...]]) -> None:
+        self.pages = pages
+        self.browsers: dict[str, SharedBrowser] = {}  # launch key -> the browser kept
+
+    def launch(self, engine: BrowserEngine) -> BrowserLaunch | None:
+        """The run's launch for ``engine``'s launch key, if kept and whole (``SharedBrowser.kept_launch``)."""
+        shared = self.browsers.get(engine.launch_key())
+        return shared.kept_launch() if shared is not None else None
+
+    def let_go(self) -> None:
+        for shared in self.browsers.values():
+            shared.let_go()
+
+
+def share_browsers(engines: Iterable[Engine], kept: KeptBrowsers | None = None) -> None:
     """Give the browser engines that would start the same browser with the same extension (one
-    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``. With ``kept``,
-    each such browser is kept open past the run (``SharedBrowser.keep``) and recorded there by
-    its ``launch_key``: its owner lets it go."""
+    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``; with ``kept``,
+    kept open past the run (``SharedBrowser.keep``): its owner lets it go."""
     groups: dict[str, list[BrowserEngine]] = {}
     for engine in engines:
         if isinstance(engine, BrowserEngine):
@@ -97,9 +118,9 @@ def share_browsers(engines: Iterable[Engine], kept: dict[str, SharedBrowser] | N
     for group in groups.values():
         paths = tuple(sorted(engine.path for engine in group))
         if len(group) > 1 and len(set(paths)) == len(paths):
-            shared = SharedBrowser(paths)
+            shared = SharedBrowser(paths, kept.pages.get(group[0].tree_name or "", ()) if kept is not None else ())
             for engine in group:
                 engine.shared = shared
             if kept is not None:
                 shared.keep()
-                kept[group[0].launch_key()] = shared
+                kept.browsers[group[0].launch_key()] = shared

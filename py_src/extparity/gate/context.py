@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..corpus.cases import Corpus
 from ..engines.driver import Controller
-from ..engines.sharing import SharedBrowser
+from ..engines.sharing import KeptBrowsers
 from ..project.config import Project
 from ..project.kinds import engine_class
 from ..run.parity import RunResult
@@ -80,5 +80,5 @@ class Gate:
     lint: dict[str, LintResult] = field(default_factory=dict)  # what it read: the JSON report's web_ext
     cleanups: list[Callable[[], None]] = field(default_factory=list)  # run when the gate ends, however it ends
     # Set before the run by a check that opens pages in the run's browsers once its cases are done
-    # (page scripts): launch key -> the browser the engines shared, kept open past the run.
-    kept_browsers: dict[str, SharedBrowser] | None = None
+    # (page scripts): the browsers the engines shared, kept open past the run.
+    kept_browsers: KeptBrowsers | None = None

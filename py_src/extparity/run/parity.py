@@ -22,7 +22,7 @@ from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, run_engine
-from ..engines.sharing import SharedBrowser, share_browsers
+from ..engines.sharing import KeptBrowsers, share_browsers
 from ..project.config import Project
 from ..project.environments import Environment
 from ..project.errors import ConfigError
@@ -267,7 +267,7 @@ def run_parity(
     log: Callable[[str], None] = lambda line: None,
     environment: Environment | None = None,
     instrument: Callable[[Any], Any] | None = None,
-    kept: dict[str, SharedBrowser] | None = None,
+    kept: KeptBrowsers | None = None,
 ) -> RunResult:
     """With ``environment`` (the gate's second environments), every engine opens its sessions
     under it: only the settings its kind reaches apply (``Engine.environment_reach``).

@@ -95,9 +95,10 @@ class ChromiumLaunch(BrowserLaunch):
 
     engine: "ChromiumEngine"
 
-    def __init__(self, engine: "ChromiumEngine", paths: tuple[str, ...], background: bool = True) -> None:
+    def __init__(self, engine: "ChromiumEngine", paths: tuple[str, ...], pages: tuple[str, ...] = (),
+                 background: bool = True) -> None:
         self.background = background  # wait for the service worker (the pages alone do not need it)
-        super().__init__(engine, paths)
+        super().__init__(engine, paths, pages)
 
     async def start(self) -> None:
         from playwright.async_api import async_playwright  # loaded when a browser starts, never before

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...engines.sharing import SharedBrowser
+from ...engines.sharing import KeptBrowsers
 from ...project.config import Project, declares_content_scripts
 from ...project.hashing import sha256_hex
 from ...project.kinds import build_engine, engine_class
@@ -101,10 +101,17 @@ def misdecoded(where: str, page: str, script: str, engine_name: str, data: bytes
             f"add <meta charset=\"utf-8\"> to {page}'s <head>")
 
 
-def judge(project: Project, kept: dict[str, SharedBrowser] | None = None) -> tuple[list[str], str]:
+def pages_to_open(tree: Path, manifest: dict) -> list[str]:
+    """The tree's pages the check opens: all it ships but the background page, which is the
+    background check's (a second copy of it in a tab would be a second background: its
+    listeners, its state)."""
+    return sorted(page for page, how in shipped_pages(tree, manifest).items() if how != BACKGROUND_PAGE)
+
+
+def judge(project: Project, kept: KeptBrowsers | None = None) -> tuple[list[str], str]:
     """The gate's page scripts check: its problems, and the line it says when there are none.
-    ``kept`` holds the run's browsers by launch key (``Gate.kept_browsers``): an engine whose
-    browser is there opens its pages in it, without a launch of its own."""
+    With ``kept`` (the run's browsers, ``Gate.kept_browsers``) an engine opens its pages in the
+    run's browser when that one is whole, without a launch of its own."""
     problems: list[str] = []
     said: list[str] = []
     able = recorders(project)
@@ -112,9 +119,7 @@ def judge(project: Project, kept: dict[str, SharedBrowser] | None = None) -> tup
         manifest, _ = tree_checks.load_manifest(tree_name, tree)
         if manifest is None:
             continue  # the manifests check says why
-        # The background page is the background check's: a second copy of it in a tab would be a
-        # second background (its listeners, its state).
-        pages = sorted(page for page, how in shipped_pages(tree, manifest).items() if how != BACKGROUND_PAGE)
+        pages = pages_to_open(tree, manifest)
         content = declares_content_scripts(tree)
         if not pages and not content:
             continue
@@ -125,9 +130,8 @@ def judge(project: Project, kept: dict[str, SharedBrowser] | None = None) -> tup
         known = accounted(project, tree, manifest)
         for engine_name in engines:
             engine = build_engine(project.engines[engine_name], project)
-            shared = (kept or {}).get(engine.launch_key())
             try:
-                seen = engine.record_page_scripts(pages, content, shared.kept_launch() if shared else None)
+                seen = engine.record_page_scripts(pages, content, kept.launch(engine) if kept is not None else None)
             except Exception as exc:  # whatever the browser did, it is one line and the other checks stand
                 problems.append(f"{tree_name}: {engine_name} could not open its pages: "
                                 f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
@@ -142,22 +146,24 @@ def judge(project: Project, kept: dict[str, SharedBrowser] | None = None) -> tup
 
 
 def keep_browsers(gate: Gate) -> None:
-    """Before the run: keep the browsers its engines share open for this check (why: a second
-    launch of the same browser with the same extension cost about as much as the run's own)."""
-    gate.kept_browsers = {}
-    gate.cleanups.append(lambda: let_go(gate))
-
-
-def let_go(gate: Gate) -> None:
-    for shared in (gate.kept_browsers or {}).values():
-        shared.let_go()
+    """Before the run: keep the browsers its engines share open for this check, prepared for each
+    tree's pages (why: a second launch of the same browser with the same extension cost about
+    as much as the run's own start-up)."""
+    pages = {}
+    for tree_name, tree in gate.tested.trees.items():
+        manifest, _ = tree_checks.load_manifest(tree_name, tree)
+        if manifest is not None:
+            pages[tree_name] = tuple(pages_to_open(tree, manifest))
+    kept = gate.kept_browsers = KeptBrowsers(pages)
+    gate.cleanups.append(kept.let_go)
 
 
 def verdict(gate: Gate) -> tuple[list[str], str]:
     try:
         return judge(gate.tested, gate.kept_browsers)
     finally:
-        let_go(gate)  # the checks after this one start no page in them
+        if gate.kept_browsers is not None:
+            gate.kept_browsers.let_go()  # the checks after this one open no page in them
 
 
 CHECK = Spec("page scripts",
