@@ -68,7 +68,9 @@ def measure(checkout: Path, command: list[str]) -> dict:
         for pid in descendants(child.pid, table):
             cpu[pid] = max(cpu.get(pid, 0.0), table[pid][1])
             parents[pid] = table[pid][0]
-            if names.get(pid, "sh") == "sh":  # Debian's /usr/bin/chromium is a script that execs the browser
+            # Read again until it names a program of its own: a process just forked has no command
+            # line yet, and Debian's /usr/bin/chromium is a script that execs the browser.
+            if names.get(pid, "") in ("", "sh"):
                 names[pid], words = program(pid)
                 kinds[pid] = browser(names[pid], words)
         time.sleep(POLL_S)
