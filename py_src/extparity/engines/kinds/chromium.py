@@ -322,17 +322,15 @@ class ChromiumEngine(BrowserEngine):
         messaging the background, must not reach an engine's cases), else in a launch of its own."""
         from playwright.async_api import Error as PlaywrightError
 
-        own = launch is None
         # Alone, the service worker is not waited for: a broken background is the background check's.
-        opened = ChromiumLaunch(self, (), background=False) if launch is None else launch
-        assert isinstance(opened, ChromiumLaunch)
+        opened = launch if isinstance(launch, ChromiumLaunch) else ChromiumLaunch(self, (), background=False)
         try:
             budget = self.startup_timeout_s + (len(pages) + content) * (3 * PAGE_WAIT_S + 10)
             return opened.loop.call(lambda: opened.page_scripts(pages, content), budget)
         except PlaywrightError as exc:  # a page that did not open (the extension did not load)
             raise EngineStartError(exc.message.strip().splitlines()[0][:500]) from None
         finally:
-            if own:
+            if opened is not launch:
                 opened.close()
 
     def environment_reach(self, environment) -> dict[str, str]:

@@ -173,8 +173,8 @@ class FirefoxEngine(BrowserEngine):
         every engine's cases are done: a page's code must not reach an engine's cases) when its
         add-on was packed to record these pages, else in a launch of its own. Content scripts are
         not opened here: the harness cannot read their world in Firefox."""
-        ready = isinstance(launch, FirefoxLaunch) and launch.pages == tuple(pages)
-        opened = launch if ready and isinstance(launch, FirefoxLaunch) else FirefoxLaunch(self, (), tuple(pages))
+        opened = (launch if isinstance(launch, FirefoxLaunch) and launch.pages == tuple(pages)
+                  else FirefoxLaunch(self, (), tuple(pages)))
         try:
             budget = self.startup_timeout_s + len(pages) * 20
             return opened.loop.call(opened.page_scripts, budget)
