@@ -1373,6 +1373,35 @@ def test_a_popup_that_loads_a_script_it_names_at_run_time_fails_page_scripts(tmp
 
 @pytest.mark.gate
 @pytest.mark.browser
+def test_after_the_run_the_popup_opens_in_the_runs_browsers_and_its_run_time_script_still_fails(tmp_path,
+                                                                                              monkeypatch):
+    """With the engines' run, the check opens the popup in the browser each tree's two engines
+    shared, once their cases are done, rather than in a second launch (in Firefox through the
+    recorder packed into the run's add-on, which waits to be told): the popup that loads a
+    script by a name it builds fails as it does in a browser of its own, and each browser starts once."""
+    from extparity.engines.kinds import chromium, firefox
+
+    copy = Copy(tmp_path, engines=("python", "chromium", "firefox"))
+    copy.edit("inspector.js", "const EXAMPLE_OUTPUT", 'document.head.append(Object.assign(document.createElement('
+              '"script"), { src: ["hel", "per.txt"].join("") }));\n\nconst EXAMPLE_OUTPUT')
+    copy.write("helper.txt", "globalThis.extparityHelper = true;\n")
+    launches = []
+    for kind in (chromium.ChromiumLaunch, firefox.FirefoxLaunch):
+        def counted(self, start=kind.start):
+            launches.append((self.engine.kind, self.paths, self.pages))
+            return start(self)
+        monkeypatch.setattr(kind, "start", counted)
+    outcome = copy.gate(only="parity,page scripts")
+    assert outcome.code == 1 and outcome.failing() == {"page scripts"}, outcome.out + outcome.err
+    assert outcome.problems("page scripts") == [
+        f"{tree}/inspector.html ran helper.txt in {browser}, {RUN_TIME_NAME}"
+        for tree, browser in (("chrome", "chromium"), ("firefox", "firefox"))]
+    assert sorted(launches) == [("chromium", ("message", "module"), ("inspector.html",)),
+                                ("firefox", ("message", "module"), ("inspector.html",))], launches
+
+
+@pytest.mark.gate
+@pytest.mark.browser
 @pytest.mark.parametrize("delay_ms", [4_000, 150_000, 6 * 3_600_000], ids=["4s", "150s", "6h"])
 def test_a_popup_that_loads_a_script_later_than_a_fixed_watch_fails_page_scripts(tmp_path, delay_ms):
     """The popup waits before it loads helper.txt: past the 3 s the check used to watch, past an

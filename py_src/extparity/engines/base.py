@@ -189,7 +189,7 @@ class Engine(abc.ABC):
     OPTION_CHOICES: dict[str, tuple[str, ...]] = {}  # option -> the words it takes
     INSTALL_HINT = ""  # what to install when the binding its worker imports is missing
 
-    RECORDS_PAGE_SCRIPTS = False  # has record_page_scripts(pages, content) and PAGE_SCRIPTS_SEEN (the gate)
+    RECORDS_PAGE_SCRIPTS = False  # has record_page_scripts(pages, content, launch) and PAGE_SCRIPTS_SEEN (the gate)
     SENDS_FROM_CONTENT = False  # can send a tree's messages from a content script (its option ``sender``)
     COVERAGE: str | None = None  # what coverage.record measures in it: BLOCK_COVERAGE, BRANCH_COVERAGE or nothing
     RECORDS_EVIDENCE = False  # has record_evidence(cases, case_timeout_s) (`--save-failures`, run.evidence)

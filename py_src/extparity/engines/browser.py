@@ -269,11 +269,14 @@ class BrowserLaunch:
     """One started browser with a tree's extension loaded: a loop thread, a profile, the
     browser. The engines of the tree attach a session each (``BrowserSession``); ``paths`` are
     the ways in (``via``) those sessions take, so that one launch is prepared for all of them
-    (in Firefox, what the packed add-on holds). Start-up is bounded, close is bounded."""
+    (in Firefox, what the packed add-on holds), and ``pages`` the extension pages it may be
+    asked to open once its sessions are done (``page_scripts``: in Firefox the add-on opens
+    them itself, so it is packed for them). Start-up is bounded, close is bounded."""
 
-    def __init__(self, engine: BrowserEngine, paths: tuple[str, ...]) -> None:
+    def __init__(self, engine: BrowserEngine, paths: tuple[str, ...], pages: tuple[str, ...] = ()) -> None:
         self.engine = engine
         self.paths = paths
+        self.pages = pages
         self.profile = temporary_profile(engine.kind)
         self.serial = next(_LAUNCHES)  # names the launch in its sessions' timings
         self.loop = LoopThread(f"extparity-{engine.name}")

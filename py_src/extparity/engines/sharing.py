@@ -25,12 +25,14 @@ class SharedBrowser:
     and each engine whose session broke goes on in a browser of its own, where the driver
     finds the culprit as it does without sharing (``Batch.broken.attributable`` is False)."""
 
-    def __init__(self, paths: tuple[str, ...]) -> None:
+    def __init__(self, paths: tuple[str, ...], pages: tuple[str, ...] = ()) -> None:
         self.paths = paths
+        self.pages = pages  # what the launch is prepared to open once its sessions are done (``KeptBrowsers``)
         self._lock = threading.Lock()
         self._launch: BrowserLaunch | None = None
         self._users = 0
         self._failed: str | None = None  # a start-up failure is the browser's, so every engine's
+        self._kept = False  # ``keep``: the launch outlives its last session until ``let_go``
 
     def acquire(self, engine: BrowserEngine) -> BrowserLaunch:
         with self._lock:
@@ -38,7 +40,7 @@ class SharedBrowser:
                 raise EngineStartError(self._failed)
             if self._launch is None:
                 try:
-                    self._launch = engine.launch_class(engine, self.paths)
+                    self._launch = engine.launch_class(engine, self.paths, self.pages)
                 except EngineStartError as exc:
                     self._failed = str(exc)
                     raise
@@ -52,19 +54,63 @@ class SharedBrowser:
             return launch is self._launch and self._users > 1
 
     def release(self, launch: BrowserLaunch, broken: bool) -> None:
-        """One session fewer; the launch stops with its last session or with a broken one."""
+        """One session fewer; the launch stops with its last session (unless kept) or with a broken one."""
         with self._lock:
             if launch is self._launch:
                 self._users -= 1
-                if not broken and self._users > 0:
+                if not broken and (self._users > 0 or self._kept):
                     return
                 self._launch = None
         launch.close()
 
+    def keep(self) -> None:
+        """Keep the launch open after its last session closes, for the pages the gate opens in it
+        once the engines' cases are done (``kept_launch``), until ``let_go``."""
+        with self._lock:
+            self._kept = True
 
-def share_browsers(engines: Iterable[Engine]) -> None:
+    def kept_launch(self) -> BrowserLaunch | None:
+        """The launch, once every session closed without breaking it; None otherwise (it never
+        started, failed to, or broke), and then a caller starts a browser of its own."""
+        with self._lock:
+            launch = self._launch
+            return launch if launch is not None and not launch.closed and self._users == 0 else None
+
+    def let_go(self) -> None:
+        """Stop keeping the launch; it stops now unless a session is still open in it."""
+        with self._lock:
+            self._kept = False
+            if self._users > 0 or self._launch is None:
+                return
+            launch, self._launch = self._launch, None
+        launch.close()
+
+
+class KeptBrowsers:
+    """The browsers a run's engines share, kept open past the run for the extension pages the
+    gate opens in them once every case is done (the page scripts check), instead of a second
+    launch of the same browser with the same extension. ``pages``: tree name -> the pages each
+    launch is prepared for before it starts (Firefox packs a recorder for them into the add-on,
+    which waits to be told; Chromium opens any page when asked)."""
+
+    def __init__(self, pages: dict[str, tuple[str, ...]]) -> None:
+        self.pages = pages
+        self.browsers: dict[str, SharedBrowser] = {}  # launch key -> the browser kept
+
+    def launch(self, engine: BrowserEngine) -> BrowserLaunch | None:
+        """The run's launch for ``engine``'s launch key, if kept and whole (``SharedBrowser.kept_launch``)."""
+        shared = self.browsers.get(engine.launch_key())
+        return shared.kept_launch() if shared is not None else None
+
+    def let_go(self) -> None:
+        for shared in self.browsers.values():
+            shared.let_go()
+
+
+def share_browsers(engines: Iterable[Engine], kept: KeptBrowsers | None = None) -> None:
     """Give the browser engines that would start the same browser with the same extension (one
-    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``."""
+    kind, tree and launch options; each its own ``path``) one ``SharedBrowser``; with ``kept``,
+    kept open past the run (``SharedBrowser.keep``): its owner lets it go."""
     groups: dict[str, list[BrowserEngine]] = {}
     for engine in engines:
         if isinstance(engine, BrowserEngine):
@@ -72,6 +118,9 @@ def share_browsers(engines: Iterable[Engine]) -> None:
     for group in groups.values():
         paths = tuple(sorted(engine.path for engine in group))
         if len(group) > 1 and len(set(paths)) == len(paths):
-            shared = SharedBrowser(paths)
+            shared = SharedBrowser(paths, kept.pages.get(group[0].tree_name or "", ()) if kept is not None else ())
             for engine in group:
                 engine.shared = shared
+            if kept is not None:
+                shared.keep()
+                kept.browsers[group[0].launch_key()] = shared

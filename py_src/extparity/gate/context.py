@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..corpus.cases import Corpus
 from ..engines.driver import Controller
+from ..engines.sharing import KeptBrowsers
 from ..project.config import Project
 from ..project.kinds import engine_class
 from ..run.parity import RunResult
@@ -79,3 +80,6 @@ class Gate:
     lints: dict[str, Lint] = field(default_factory=dict)  # started before the run, read by web-ext lint
     lint: dict[str, LintResult] = field(default_factory=dict)  # what it read: the JSON report's web_ext
     cleanups: list[Callable[[], None]] = field(default_factory=list)  # run when the gate ends, however it ends
+    # Set before the run by a check that opens pages in the run's browsers once its cases are done
+    # (page scripts): the browsers the engines shared, kept open past the run.
+    kept_browsers: KeptBrowsers | None = None

@@ -126,7 +126,8 @@ def run_gate(project: Project, corpus: Corpus, checks: list[Spec], options: Opti
                                       case_timeout_s=options.case_timeout_s, budget_s=options.budget_s,
                                       jobs=options.jobs, controller=options.controller, log=options.log,
                                       deviation_cases={case.id for case in corpus.cases},
-                                      instrument=gate.recorder.instrument if gate.recorder is not None else None))
+                                      instrument=gate.recorder.instrument if gate.recorder is not None else None,
+                                      kept=gate.kept_browsers))
             timings["engine run"] = time.perf_counter() - started
         results = []
         for spec in chosen:

@@ -3,7 +3,9 @@
 // can: once the background has loaded, each page opens in a tab of its own, its window is read
 // through extension.getViews (same origin), and every script its document loaded is hashed
 // from the bytes Firefox serves. A page is read once it has loaded and its script list stayed
-// the same for QUIET_MS, at most WAIT_MS after its load. One report: POST pages.
+// the same for QUIET_MS, at most WAIT_MS after its load. One report: POST pages. It starts when
+// the harness says so (GET pages/start, long-polled): at once in a browser of the check's own,
+// in the gate's run's browser only once every case is done, so no page's code reaches a case.
 (() => {
   const ENDPOINT = "@@ENDPOINT@@";
   const PAGES = /*@@PAGES@@*/[];
@@ -52,6 +54,16 @@
       body: JSON.stringify(report) });
   }
 
-  if (document.readyState === "complete") record();
-  else addEventListener("load", record, { once: true });
+  async function recordWhenTold() {
+    for (;;) {
+      try {
+        if ((await fetch(ENDPOINT + "pages/start")).status === 200) return record();
+      } catch (e) {
+        await sleep(200);  // the server is busy or gone; a browser it left is stopped with it
+      }
+    }
+  }
+
+  if (document.readyState === "complete") recordWhenTold();
+  else addEventListener("load", recordWhenTold, { once: true });
 })();

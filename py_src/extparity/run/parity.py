@@ -22,7 +22,7 @@ from ..corpus.cases import Case
 from ..corpus.deviations import load_deviations
 from ..engines.base import EngineRun
 from ..engines.driver import Controller, run_engine
-from ..engines.sharing import share_browsers
+from ..engines.sharing import KeptBrowsers, share_browsers
 from ..project.config import Project
 from ..project.environments import Environment
 from ..project.errors import ConfigError
@@ -267,11 +267,13 @@ def run_parity(
     log: Callable[[str], None] = lambda line: None,
     environment: Environment | None = None,
     instrument: Callable[[Any], Any] | None = None,
+    kept: KeptBrowsers | None = None,
 ) -> RunResult:
     """With ``environment`` (the gate's second environments), every engine opens its sessions
     under it: only the settings its kind reaches apply (``Engine.environment_reach``).
     ``instrument`` sees each engine as it is built and returns the engine to run (an observer
-    such as ``coverage.record.Recorder.instrument``; the verdicts stay the engine's)."""
+    such as ``coverage.record.Recorder.instrument``; the verdicts stay the engine's). With
+    ``kept``, the browsers the engines share stay open past the run (``sharing.share_browsers``)."""
     controller = controller or Controller()
     started = time.perf_counter()
     runs: dict[str, EngineRun] = {}
@@ -286,7 +288,7 @@ def run_parity(
             engines[name] = engine
         except Exception as exc:  # e.g. a missing optional binding: this engine's failure only
             unbuilt[name] = exc
-    share_browsers(engines.values())  # on the engines themselves, before an observer wraps them
+    share_browsers(engines.values(), kept)  # on the engines themselves, before an observer wraps them
     if instrument is not None:
         engines = {name: instrument(engine) for name, engine in engines.items()}
 

@@ -95,9 +95,10 @@ class ChromiumLaunch(BrowserLaunch):
 
     engine: "ChromiumEngine"
 
-    def __init__(self, engine: "ChromiumEngine", paths: tuple[str, ...], background: bool = True) -> None:
+    def __init__(self, engine: "ChromiumEngine", paths: tuple[str, ...], pages: tuple[str, ...] = (),
+                 background: bool = True) -> None:
         self.background = background  # wait for the service worker (the pages alone do not need it)
-        super().__init__(engine, paths)
+        super().__init__(engine, paths, pages)
 
     async def start(self) -> None:
         from playwright.async_api import async_playwright  # loaded when a browser starts, never before
@@ -314,19 +315,23 @@ class ChromiumEngine(BrowserEngine):
 
     PAGE_SCRIPTS_SEEN = ("script V8 parsed", "scripts V8 parsed")
 
-    def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
-        """The scripts each page ran (``ChromiumLaunch.page_scripts``), in a launch of its own:
-        a page's code (a popup messaging the background) must not reach an engine's cases."""
+    def record_page_scripts(self, pages: list[str], content: bool,
+                            launch: BrowserLaunch | None = None) -> dict[str, dict[str, str]]:
+        """The scripts each page ran (``ChromiumLaunch.page_scripts``), in ``launch`` (the
+        gate's run's browser, once every engine's cases are done: a page's code, a popup
+        messaging the background, must not reach an engine's cases), else in a launch of its own."""
         from playwright.async_api import Error as PlaywrightError
 
-        launch = ChromiumLaunch(self, (), background=False)  # a broken background is the background check's
+        # Alone, the service worker is not waited for: a broken background is the background check's.
+        opened = launch if isinstance(launch, ChromiumLaunch) else ChromiumLaunch(self, (), background=False)
         try:
             budget = self.startup_timeout_s + (len(pages) + content) * (3 * PAGE_WAIT_S + 10)
-            return launch.loop.call(lambda: launch.page_scripts(pages, content), budget)
+            return opened.loop.call(lambda: opened.page_scripts(pages, content), budget)
         except PlaywrightError as exc:  # a page that did not open (the extension did not load)
             raise EngineStartError(exc.message.strip().splitlines()[0][:500]) from None
         finally:
-            launch.close()
+            if opened is not launch:
+                opened.close()
 
     def environment_reach(self, environment) -> dict[str, str]:
         """Verified on Chromium 156 with Playwright 1.64 (docs/message-path.md, "Second environments"). A remote

@@ -91,10 +91,6 @@ class FirefoxLaunch(BrowserLaunch):
 
     engine: "FirefoxEngine"
 
-    def __init__(self, engine: "FirefoxEngine", paths: tuple[str, ...], pages: tuple[str, ...] = ()) -> None:
-        self.pages = pages  # the add-on's pages whose scripts its background reports (``page_scripts``)
-        super().__init__(engine, paths)
-
     async def start(self) -> None:
         self.phase = "checking Playwright against this Firefox"
         refuse_known_broken_pair(self.engine.executable)
@@ -117,8 +113,10 @@ class FirefoxLaunch(BrowserLaunch):
         self.launched_at: float | None = None
 
     async def page_scripts(self) -> dict[str, dict[str, str]]:
-        """``{page: {script: sha256}}`` from the add-on's own report (js/firefox-page-recorder.js)."""
+        """``{page: {script: sha256}}`` from the add-on's own report (js/firefox-page-recorder.js),
+        which it starts once told: in a launch of the run's, only after its cases are done."""
         self.phase = "opening the add-on's pages"
+        self.server.start_recording()
         while self.server.page_scripts is None:  # the recorder runs after the background's scripts, even throwing ones
             if self.launch.done() and (failure := self.launch.exception()) is not None:
                 raise failure
@@ -169,20 +167,24 @@ class FirefoxEngine(BrowserEngine):
     # list beside four imported modules), so what a page ran is read from its <script> elements.
     PAGE_SCRIPTS_SEEN = ("<script> element", "<script> elements")
 
-    def record_page_scripts(self, pages: list[str], content: bool) -> dict[str, dict[str, str]]:
-        """The scripts each page holds once settled, in a launch of its own (a page's code must
-        not reach an engine's cases). Content scripts are not opened here: the harness cannot
-        read their world in Firefox."""
-        launch = FirefoxLaunch(self, (), tuple(pages))
+    def record_page_scripts(self, pages: list[str], content: bool,
+                            launch: BrowserLaunch | None = None) -> dict[str, dict[str, str]]:
+        """The scripts each page holds once settled, in ``launch`` (the gate's run's browser, once
+        every engine's cases are done: a page's code must not reach an engine's cases) when its
+        add-on was packed to record these pages, else in a launch of its own. Content scripts are
+        not opened here: the harness cannot read their world in Firefox."""
+        opened = (launch if isinstance(launch, FirefoxLaunch) and launch.pages == tuple(pages)
+                  else FirefoxLaunch(self, (), tuple(pages)))
         try:
             budget = self.startup_timeout_s + len(pages) * 20
-            return launch.loop.call(launch.page_scripts, budget)
+            return opened.loop.call(opened.page_scripts, budget)
         except TimeoutError:
-            errors = launch.server.background_errors
+            errors = opened.server.background_errors
             raise EngineStartError(f"the add-on reported no page within {budget:g}s"
                                    + (f"; its background reported: {' | '.join(errors[:3])}" if errors else "")) from None
         finally:
-            launch.close()
+            if opened is not launch:
+                opened.close()
 
     def environment_reach(self, environment) -> dict[str, str]:
         """Verified on Firefox ESR 153 over BiDi (docs/message-path.md, "Second environments"): Playwright's clock,
@@ -566,6 +568,7 @@ class ProbeServer:
         self.channels = {path: Channel(config) for path, config in configs.items()}
         self.pages = pages
         self.page_scripts: dict[str, Any] | None = None  # the page recorder's report
+        self.recording = False  # whether the page recorder may open the pages (``start_recording``)
         self._lock = threading.Condition()
         self.closed = False
         self.background_errors: list[str] = []
@@ -599,6 +602,22 @@ class ProbeServer:
                 self._lock.wait(left)
             channel.pending = None
             return channel.results.pop(k, None)
+
+    def start_recording(self) -> None:
+        with self._lock:
+            self.recording = True
+            self._lock.notify_all()
+
+    def _recording_started(self) -> bool:
+        """Long-poll: whether the page recorder may start (False: ask again)."""
+        deadline = time.monotonic() + LONG_POLL_S
+        with self._lock:
+            while not self.recording and not self.closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._lock.wait(left)
+            return self.recording
 
     def close(self) -> None:
         with self._lock:
@@ -720,6 +739,8 @@ class ProbeServer:
                 if channel is not None and route == "config":
                     server.probe_ran = True
                     return self._reply(200, channel.config, "application/json")
+                if channel is None and route == "pages/start":
+                    return self._reply(200 if server._recording_started() else 204)
                 if channel is not None and route == "next":
                     chunk = server._take(channel)
                     return self._reply(200, chunk) if chunk is not None else self._reply(204)

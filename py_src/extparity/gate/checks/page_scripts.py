@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...engines.sharing import KeptBrowsers
 from ...project.config import Project, declares_content_scripts
 from ...project.hashing import sha256_hex
 from ...project.kinds import build_engine, engine_class
@@ -100,8 +101,17 @@ def misdecoded(where: str, page: str, script: str, engine_name: str, data: bytes
             f"add <meta charset=\"utf-8\"> to {page}'s <head>")
 
 
-def judge(project: Project) -> tuple[list[str], str]:
-    """The gate's page scripts check: its problems, and the line it says when there are none."""
+def pages_to_open(tree: Path, manifest: dict) -> list[str]:
+    """The tree's pages the check opens: all it ships but the background page, which is the
+    background check's (a second copy of it in a tab would be a second background: its
+    listeners, its state)."""
+    return sorted(page for page, how in shipped_pages(tree, manifest).items() if how != BACKGROUND_PAGE)
+
+
+def judge(project: Project, kept: KeptBrowsers | None = None) -> tuple[list[str], str]:
+    """The gate's page scripts check: its problems, and the line it says when there are none.
+    With ``kept`` (the run's browsers, ``Gate.kept_browsers``) an engine opens its pages in the
+    run's browser when that one is whole, without a launch of its own."""
     problems: list[str] = []
     said: list[str] = []
     able = recorders(project)
@@ -109,9 +119,7 @@ def judge(project: Project) -> tuple[list[str], str]:
         manifest, _ = tree_checks.load_manifest(tree_name, tree)
         if manifest is None:
             continue  # the manifests check says why
-        # The background page is the background check's: a second copy of it in a tab would be a
-        # second background (its listeners, its state).
-        pages = sorted(page for page, how in shipped_pages(tree, manifest).items() if how != BACKGROUND_PAGE)
+        pages = pages_to_open(tree, manifest)
         content = declares_content_scripts(tree)
         if not pages and not content:
             continue
@@ -123,7 +131,7 @@ def judge(project: Project) -> tuple[list[str], str]:
         for engine_name in engines:
             engine = build_engine(project.engines[engine_name], project)
             try:
-                seen = engine.record_page_scripts(pages, content)
+                seen = engine.record_page_scripts(pages, content, kept.launch(engine) if kept is not None else None)
             except Exception as exc:  # whatever the browser did, it is one line and the other checks stand
                 problems.append(f"{tree_name}: {engine_name} could not open its pages: "
                                 f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
@@ -137,11 +145,28 @@ def judge(project: Project) -> tuple[list[str], str]:
     return problems, "; ".join(said) or "no tree ships a page or a content script"
 
 
+def keep_browsers(gate: Gate) -> None:
+    """Before the run: keep the browsers its engines share open for this check, prepared for each
+    tree's pages (why: a second launch of the same browser with the same extension cost about
+    as much as the run's own start-up)."""
+    pages = {}
+    for tree_name, tree in gate.tested.trees.items():
+        manifest, _ = tree_checks.load_manifest(tree_name, tree)
+        if manifest is not None:
+            pages[tree_name] = tuple(pages_to_open(tree, manifest))
+    kept = gate.kept_browsers = KeptBrowsers(pages)
+    gate.cleanups.append(kept.let_go)
+
+
 def verdict(gate: Gate) -> tuple[list[str], str]:
-    return judge(gate.tested)
+    try:
+        return judge(gate.tested, gate.kept_browsers)
+    finally:
+        if gate.kept_browsers is not None:
+            gate.kept_browsers.let_go()  # the checks after this one open no page in them
 
 
 CHECK = Spec("page scripts",
              "a page, or a tab where the content scripts run, that ran a script the `scripts` check "
              "did not account for", "[tool.extparity.gate].glue_scripts", verdict,
-             needs=(ARTIFACTS,), starts=(BROWSERS,))
+             needs=(ARTIFACTS,), starts=(BROWSERS,), prepare=keep_browsers)
