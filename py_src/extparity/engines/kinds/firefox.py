@@ -23,9 +23,9 @@ What the harness changes, in the packed copy only (the tree on disk is never tou
 * via messages (``via = "message"``), the frame is ``extparity-messenger.html``, and its
   script (``extparity-messenger.js``, the probe's loop) sends each case with
   ``browser.runtime.sendMessage``: an extension's background cannot message itself, a frame of
-  its own origin can. The module hashes are then
-  those of the scripts the background loads, read statically from the manifest and hashed from
-  the bytes Firefox serves (Firefox has no DevTools Protocol here to list what it parsed).
+  its own origin can. The module hashes are then those of the scripts the background loads,
+  read statically from the manifest and hashed from the bytes Firefox serves (Firefox has no
+  DevTools Protocol here to list what it parsed).
 * from a content script (``sender = "content"``), a second frame,
   ``extparity-content-messenger.html``, runs the cases, and its ``send`` goes through the server
   to ``extparity-content.js``, a content script added to the manifest with the same ``matches``
@@ -197,7 +197,8 @@ class FirefoxEngine(BrowserEngine):
             "locale": "intl.locale.requested, intl.accept_languages, LANG and LANGUAGE (navigator.language; Intl and "
                       "the add-on's own _locales/ follow the UI language, which needs that language's pack installed)",
             "timezone": "TZ in the browser's environment",
-            "date": "the harness's clock, started in the background by the sentinel before the add-on's scripts",
+            "date": "the harness's clock, started in the background by the sentinel before the add-on's scripts, and "
+                    "in the harness's frames before their probe",
             "user_agent": "general.useragent.override (a headless Firefox already sends the normal user agent)",
             "webdriver": "the sentinel redefines navigator.webdriver in the background (under WebDriver BiDi Firefox "
                          "keeps it true; dom.webdriver.enabled=false does not change that)",
