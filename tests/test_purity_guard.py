@@ -20,8 +20,8 @@ import pytest
 
 from extparity.engines.base import WireCase
 from extparity.engines.driver import run_engine
-from extparity.project.kinds import build_engine
 from extparity.engines.worker import js_source
+from extparity.project.kinds import build_engine
 
 from support.fake_extension import make_tree, write_project
 
@@ -77,17 +77,19 @@ CALLS = {"Date.now()": "Date.now", "new Date()": "Date", "Date()": "Date", "Math
          "Intl": "Intl", "(1).toLocaleString()": "toLocaleString", '"a".localeCompare("b")': "localeCompare",
          'eval("1")': "eval", '(function () {}).constructor("")': "Function"}
 REFUSAL = " is not allowed in a verified module (extparity purity"
-# The entry module of a fake extension: the reads in its own realm and in a fresh frame's, and
-# what each call above says.
+# The entry module of a fake extension: the reads in its own realm and in a fresh frame's, what
+# each call above says, and what the first said at the module's top level.
 BROWSER_PARSER = """\
 const read = %s;
 const CALLS = [%s];
+const said = (call) => { try { call(); return "called"; } catch (e) { return e.message; } };
+const atLoad = said(CALLS[0]);
 export function parseToolCallsCanonical() {
   const frame = document.createElement("iframe");
   document.documentElement.appendChild(frame);
   try {
-    const refused = CALLS.map((call) => { try { call(); return "called"; } catch (e) { return e.message; } });
-    return JSON.stringify({ guarded: read(globalThis), fresh: read(frame.contentWindow), refused });
+    return JSON.stringify({ guarded: read(globalThis), fresh: read(frame.contentWindow), refused: CALLS.map(said),
+                            atLoad });
   } finally {
     frame.remove();
   }
@@ -107,3 +109,4 @@ def test_in_the_browser_realm_of_the_verified_modules_a_guarded_function_reads_a
     seen = json.loads(run.verdicts["read"])
     assert seen["guarded"] == seen["fresh"]
     assert [message.partition(REFUSAL)[0] for message in seen["refused"]] == list(CALLS.values()), seen["refused"]
+    assert seen["atLoad"].startswith("Date.now" + REFUSAL)  # the modules were imported under the guard

@@ -407,8 +407,10 @@ class ChromiumSession(BrowserSession):
             await self.page.expose_function("__extparity_content_send", self.content.send)
             send = _CONTENT_SEND
         self.phase = "hashing and importing modules"
-        body = (_SETUP_BODY.replace("SEND", send).replace("BIND", bind_expression(subject))
-                .replace("GUARD", subject["purity_guard"]))
+        # Not from a content script: Playwright hands an exposed function's result back through the
+        # realm's `eval`, and this page runs only the message adapter (a CDP binding would do).
+        guard = "" if self.engine.sender == "content" else subject["purity_guard"]
+        body = _SETUP_BODY.replace("SEND", send).replace("BIND", bind_expression(subject)).replace("GUARD", guard)
         setup = f"async (cfg) => {{\n{realm_code(subject)}\n{body}}}"
         config = probe_config(subject)
         if via_message:
