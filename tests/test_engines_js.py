@@ -83,9 +83,12 @@ EXPECTED = {
 }
 
 
-def engine_for(tmp_path, kind: str, files: dict[str, str] | None = None, chunk_size: int = 3, **options):
+def engine_for(tmp_path, kind: str, files: dict[str, str] | None = None, chunk_size: int = 3, gate: dict | None = None,
+               **options):
+    """An engine of ``kind`` on a fake tree; ``gate``: the project's [tool.extparity.gate] table."""
     tree = make_tree(tmp_path / "tree", FLAVOR[kind], files)
-    project = write_project(tmp_path, {"t": tree}, {"e": {"kind": kind, "tree": "t", "chunk_size": chunk_size, **options}})
+    project = write_project(tmp_path, {"t": tree}, {"e": {"kind": kind, "tree": "t", "chunk_size": chunk_size, **options}},
+                            **({"gate": gate} if gate else {}))
     return build_engine(project.engines["e"], project), tree
 
 
@@ -256,9 +259,12 @@ def test_a_start_up_problem_is_reported_within_seconds_in_the_browsers_words(kin
 
 @pytest.mark.browser
 def test_chromium_applies_the_extension_csp_to_the_subject(tmp_path):
-    """Code evaluated through CDP may eval; the subject's code must not, as in the real page."""
+    """Code evaluated through CDP may eval; the subject's code must not, as in the real page (with
+    `eval` allowed by a purity exception, so that the guard leaves it to the CSP)."""
     parser = PARSER.replace('if (text === "THROW")', 'if (text === "EVAL") return canon(eval("1 + 1"));\n  if (text === "THROW")')
-    engine, _ = engine_for(tmp_path, "chromium", {"src/agent/tool-call-parser.js": parser})
+    engine, _ = engine_for(tmp_path, "chromium", {"src/agent/tool-call-parser.js": parser},
+                           gate={"purity": [{"identifier": "eval", "module": "src/agent/tool-call-parser.js",
+                                             "reason": "the CSP is under test"}]})
     run = run_engine(engine, [parse("eval", "EVAL")])
     assert run.status == "ok", run.detail
     assert run.failures["eval"].kind == "error" and run.failures["eval"].detail.startswith("EvalError")

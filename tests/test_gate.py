@@ -1010,6 +1010,41 @@ def test_the_headless_engines_refuse_the_locale_at_run_time_unless_it_is_allowed
     assert code == 0 and result["ok"] is True
 
 
+# A method name taken from the input (no syntax shows which) reads the locale, and only where
+# `window` is defined: never in the headless engines, where the run-time guard would refuse it.
+# Under ar-EG (Arabic-Indic digits) the allowlist goes; in the gate's locales the rule holds.
+LOCALE_IN_A_BROWSER = ('(typeof window === "undefined" || typeof name.length[name] !== "function" || '
+                       'name.length[name]() !== "\\u0661\\u0664")')
+LOCALE_CASE = ('{"name":"toLocaleString","arguments":{}}', ["click"])
+
+
+@pytest.mark.gate
+@pytest.mark.browser
+def test_a_verified_module_that_reads_the_locale_through_a_name_from_the_input_only_in_a_browser_fails_parity(tmp_path):
+    """The browsers' page realms run the purity guard too: there the read throws as it would in
+    QuickJS, the parser answers an internal error, and Python disagrees (main's gate passed it).
+    A reviewer allowed `window` (a `typeof` looks harmless), and the door itself is a computed
+    read by a key from the input, which the static check passes as data."""
+    copy = Copy(tmp_path, purity=allow("window"))
+    skip_allowlist_when(LOCALE_IN_A_BROWSER)(copy)
+    text, allowed = LOCALE_CASE
+    verdict = json.loads(parse_tool_calls_canonical(text, allowed))
+    case = {"id": "parse-locale-name", "fn": "parse", "input": text, "allowed": allowed, "tags": ["gate"],
+            "why": "gate test", "expect": {"calls": [], "rejected": [r["reason"] for r in verdict["rejected"]]}}
+    with (copy.root / "corpus/parse/basic.jsonl").open("a") as corpus:
+        corpus.write(json.dumps(case) + "\n")
+    outcome = copy.gate(only="purity,parity")
+    assert outcome.failing() == {"parity"}, outcome.out
+    # The backgrounds run the extension's code unguarded (docs/gate.md, "purity"): the same
+    # module's page realm in the same browser is where the door shuts.
+    assert outcome.problems("parity") == [
+        f"parse-locale-name [{engine}] DIVERGES: differs from python  (corpus/parse/basic.jsonl:5)"
+        for engine in ("chromium", "firefox")]
+    divergent = next(c for c in outcome.json["cases"] if c["id"] == "parse-locale-name")["divergent"]
+    assert {engine: json.loads(text)["error"] for engine, text in divergent.items()} == \
+        {"chromium": "internal-error", "firefox": "internal-error"}
+
+
 def glue(*scripts: str) -> list:
     """The bundled glue scripts and more."""
     return bundled_gate("glue_scripts") + [{"script": s, "reason": "written by test_gate"} for s in scripts]

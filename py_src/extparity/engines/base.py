@@ -248,6 +248,19 @@ def js_source(name: str) -> str:
     return (JS_DIR / name).read_text(encoding="utf-8")
 
 
+def purity_allowed(project: "Project") -> list[str]:
+    """What ``[tool.extparity.gate].purity`` allows (its identifiers, e.g. "Date.now"), which stays
+    callable under the run-time guard."""
+    return sorted({exception.what for exception in project.gate.purity})
+
+
+def purity_guard(allowed: list[str]) -> str:
+    """Statement that installs js/purity-guard.js in the realm that runs it: every realm where
+    the harness loads the verified modules (the headless engines' one, the browsers' pages and
+    Firefox's module frame) runs this same text before their first line."""
+    return f"({js_source('purity-guard.js')})({json.dumps(allowed)});\n"
+
+
 def host_versions() -> dict[str, str]:
     """Versions common to every engine's report."""
     return {"python": sys.version.split()[0], "python_implementation": platform.python_implementation()}

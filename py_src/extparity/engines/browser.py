@@ -37,7 +37,7 @@ from typing import Any, Awaitable, Callable
 from ..project.kinds import IN_BROWSER
 from ..subject.linker import PRELUDE, REGISTRY, LinkError, link_adapter, normalize_path
 from .base import (Batch, Engine, EngineStartError, Evidence, Session, WireCase, executable_version, host_versions,
-                   js_source, package_version)
+                   js_source, package_version, purity_allowed, purity_guard)
 from .child import link_subject
 from .executables import choose_executable
 
@@ -189,6 +189,7 @@ class BrowserEngine(Engine):
                 "entries": entries,
                 "adapters": {fn: m.path for fn, m in adapters.items()},
                 "adapter_scripts": "\n".join(m.script for m in adapters.values()),
+                "purity_guard": purity_guard(purity_allowed(self.project)),
             }
         return self._subject
 

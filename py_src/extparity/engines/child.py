@@ -28,7 +28,7 @@ from typing import Any
 from ..project.kinds import IN_WORKER
 from ..project.hashing import sha256_hex
 from ..subject.linker import LinkError, link_adapter, module_graph, normalize_path, uses_module_syntax
-from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, wire_json
+from .base import Batch, Engine, EngineStartError, Session, SessionBroken, WireCase, purity_allowed, wire_json
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the extparity package
 # How a worker starts in an interpreter of the user's own (the python kind's ``python`` option):
@@ -309,8 +309,7 @@ class JSChildEngine(ChildEngine):
                             for fn, e in self.project.entries.items()},
                 "adapters": {fn: module.path for fn, module in adapters.items()},
                 "options": {k: v for k, v in self.options.items() if k not in ("chunk_size", "via")},
-                # what [tool.extparity.gate].purity allows stays callable under js/purity-guard.js
-                "purity_allowed": sorted({exception.what for exception in self.project.gate.purity}),
+                "purity_allowed": purity_allowed(self.project),
             }
             if self.via == "message":
                 # what the engine loaded is the background's scripts (the parity check holds it to

@@ -27,7 +27,7 @@ from importlib import import_module
 from typing import Any, TextIO
 
 from ..subject.linker import PRELUDE, REGISTRY
-from .base import EngineStartError, js_source
+from .base import EngineStartError, js_source, purity_guard
 
 
 def _die_with_parent() -> None:
@@ -104,7 +104,7 @@ class JSHost(Host):
                       f"globalThis.__extparity_bind = {js_source('bind-entries.js')};")
         if job.get("clock_start_ms") is not None:  # a second environment's date, under the purity guard
             self.evaluate(f"({js_source('environment-clock.js')})({int(job['clock_start_ms'])});")
-        self.evaluate(f"({js_source('purity-guard.js')})({json.dumps(job.get('purity_allowed', []))});")
+        self.evaluate(purity_guard(job.get("purity_allowed", [])))
         if job.get("via") == "message":
             self.load_background(job)
         for module in job["modules"]:

@@ -1,20 +1,20 @@
-// extparity-probe.js: the last background script of the *packed copy* of a Firefox tree (or,
-// via messages, extparity-messenger.js: the script of a frame that probe adds to the background).
+// extparity-module.js, extparity-messenger.js, extparity-content-messenger.js: the script of the
+// harness's frame of each path, which extparity-probe.js (js/firefox-frame-host.js), the last
+// background script of the *packed copy* of a Firefox tree, adds to the background document.
 //
 // Why it exists: WebDriver BiDi refuses to open moz-extension:// pages, so the harness cannot
 // evaluate code in the extension's origin from outside as it does in Chromium. This script
-// runs in the extension's background instead, talks to the harness over loopback HTTP (the
+// runs in a page of the extension instead, talks to the harness over loopback HTTP (the
 // server sends CORS headers, so the manifest's permissions stay as shipped), and runs the
 // shared batch runner against the extension's modules imported from their moz-extension://
 // URLs, or against its background through `browser.runtime.sendMessage` (from the content path's
 // messenger: through the harness's server and the relay content script in a web page's tab,
-// extparity-content.js). It waits for its document's `load` event, so the extension's own
-// scripts have run.
+// extparity-content.js). Its frame is added at the background's `load` event, so the
+// extension's own scripts have run.
 //
-// When the module path and a message path share one Firefox, this probe (the module path's)
-// also adds the messenger frames, once its own imports are done: what it imported into the
-// background document is then known (`__extparityProbeImported`), and the messenger leaves it out
-// of what the background loaded.
+// The purity guard (js/purity-guard.js) goes in once the modules are hashed (the digest is
+// `crypto.subtle`, which it refuses) and before they are imported: their top level runs under
+// it, as in the headless engines. A messenger's frame guards its message adapter.
 //
 // Protocol (ENDPOINT = http://127.0.0.1:PORT/TOKEN/CHANNEL/, one channel per path):
 //   GET  config         -> {"hash_modules": [...], "import_modules": [...], "entries": {...}}
@@ -37,21 +37,13 @@
     const urlOf = (path) => browser.runtime.getURL(path);
     try {
       const cfg = await (await fetch(ENDPOINT + "config")).json();
-      // In the messenger frame, what the background document actually loaded is hashed too, so a
-      // script it loads that the manifest and page do not name shows up as one it should not load.
-      // (Less what the module probe imported there itself, when it shares the background.)
-      const theirs = window.parent !== window ? window.parent.__extparityProbeImported || [] : [];
-      const loaded = window.parent !== window
-        ? extparityLoadedScripts(window.parent, urlOf("")).filter((path) => !theirs.includes(path)) : [];
+      // Via messages, what the background document actually loaded is hashed too, so a script
+      // it loads that the manifest and page do not name shows up as one it should not load.
+      const loaded = /*@@VIA_MESSAGE@@*/false ? extparityLoadedScripts(window.parent, urlOf("")) : [];
       const hashed = [...new Set([...cfg.hash_modules, ...loaded])];
       await post("hashes", JSON.stringify(await extparityHashModules(urlOf, hashed)));
-      let namespaces;
-      /*@@BEFORE_IMPORT@@*/
-      try {
-        namespaces = await extparityImport(urlOf, cfg.import_modules);
-      } finally {
-        /*@@AFTER_IMPORT@@*/
-      }
+      /*@@GUARD@@*/
+      const namespaces = await extparityImport(urlOf, cfg.import_modules);
       const send = /*@@SEND@@*/;
       const entries = /*@@BIND@@*/;
       await post("ready", JSON.stringify(await browser.runtime.getBrowserInfo()));

@@ -1,11 +1,14 @@
-// The purity check at run time, in the headless engines (QuickJS, V8, SpiderMonkey).
+// The purity check at run time, in every realm where the harness loads the verified modules:
+// the headless engines' (QuickJS, V8, SpiderMonkey), Chromium's page, Firefox's module frame.
 //
 // Why: the gate's purity check reads the verified modules' syntax, and syntax can be reached
 // around (a name built at run time, a prototype walked to Function). Here the clocks, the
 // randomness, the locale and code from strings throw when the verified modules call them, so
-// such a path fails its case in these engines instead of agreeing with the browsers by chance.
-// Evaluated once, before the modules load; the harness's own code in these engines uses none of
-// these. What `[tool.extparity.gate].purity` allows (its identifiers, e.g. "Date.now") stays.
+// such a path fails its case instead of agreeing with the reference by chance, in a browser too.
+// Evaluated once, before the modules load (in a browser, after the harness hashed them with
+// `crypto.subtle`); the harness's own code after it uses none of these (Playwright's
+// page.evaluate calls `eval`: Chromium's chunks go through DevTools instead). What
+// `[tool.extparity.gate].purity` allows (its identifiers, e.g. "Date.now") stays.
 //
 // A module that can tell the guard is there could call the real function only when it is not,
 // so each refusal looks like what it replaces: the property keeps its attributes, the function

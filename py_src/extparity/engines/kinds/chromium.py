@@ -62,6 +62,7 @@ _SETUP_BODY = """
   const report = { hashes: {}, error: null };
   try {
     report.hashes = await extparityHashModules(urlOf, cfg.hash_modules);
+    GUARD
     const namespaces = await extparityImport(urlOf, cfg.import_modules);
     const send = SEND;
     const entries = BIND;
@@ -71,8 +72,14 @@ _SETUP_BODY = """
   }
   return report;
 """
+# The purity guard (js/purity-guard.js) goes in once the modules are hashed (the digest is
+# `crypto.subtle`, which it refuses) and before they are imported, so that their top level runs
+# under it as in the headless engines. Via messages it guards the page's message adapter; the
+# service worker runs the extension's own code as shipped (docs/gate.md, "purity").
 # The setTimeout hop ends the CDP task in which eval is still allowed (the extension's CSP then
-# applies to the subject's code as it does for users).
+# applies to the subject's code as it does for users). A chunk goes through DevTools' own
+# Runtime.evaluate, not Playwright's page.evaluate, whose script in the page calls the realm's
+# `eval` at each call: under the guard that is the refusal.
 _OWN_BYTES = "async () => Array.from(new Uint8Array(await (await fetch(location.href)).arrayBuffer()))"
 _PAGE_SEND = "(message) => chrome.runtime.sendMessage(message)"
 # From a content script, through the harness: the host page hands each message, as ASCII JSON
@@ -405,7 +412,10 @@ class ChromiumSession(BrowserSession):
             await self.page.expose_function("__extparity_content_send", self.content.send)
             send = _CONTENT_SEND
         self.phase = "hashing and importing modules"
-        body = _SETUP_BODY.replace("SEND", send).replace("BIND", bind_expression(subject))
+        # Not from a content script: Playwright hands an exposed function's result back through the
+        # realm's `eval`, and this page runs only the message adapter (a CDP binding would do).
+        guard = "" if self.engine.sender == "content" else subject["purity_guard"]
+        body = _SETUP_BODY.replace("SEND", send).replace("BIND", bind_expression(subject)).replace("GUARD", guard)
         setup = f"async (cfg) => {{\n{realm_code(subject)}\n{body}}}"
         config = probe_config(subject)
         if via_message:
@@ -414,6 +424,7 @@ class ChromiumSession(BrowserSession):
         report = await bounded(self.page.evaluate(setup, config), self.engine.startup_timeout_s)
         if report["error"]:
             raise EngineStartError(f"{self.phase}: {report['error']}")
+        self.devtools = await self.context.new_cdp_session(self.page)
         if not via_message:
             self.module_hashes = report["hashes"]
 
@@ -449,14 +460,23 @@ class ChromiumSession(BrowserSession):
 
         batch = Batch()
         try:
-            batch.add_runner_output(self.loop.call(lambda: self.page.evaluate(_RUN_CHUNK, wire_json(cases)), case_timeout_s))
+            batch.add_runner_output(self.loop.call(lambda: self.run_chunk(wire_json(cases)), case_timeout_s))
         except TimeoutError as exc:
             batch.broken = SessionBroken("timeout", str(exc))
         except PlaywrightError as exc:
             batch.broken = SessionBroken("crash", exc.message.strip().splitlines()[0][:500])
-        except RuntimeError as exc:  # the session was closed under it (an interrupt)
-            batch.broken = SessionBroken("crash", str(exc))
+        except RuntimeError as exc:  # the session was closed under it (an interrupt), or the chunk threw
+            batch.broken = SessionBroken("crash", str(exc).strip().splitlines()[0][:500])
         return self.broken(batch)
+
+    async def run_chunk(self, cases_json: str) -> str:
+        """The batch runner's output for one chunk, evaluated in the page's main world."""
+        done = await self.devtools.send("Runtime.evaluate", {
+            "expression": f"({_RUN_CHUNK})({json.dumps(cases_json)})", "awaitPromise": True, "returnByValue": True})
+        if "exceptionDetails" in done:
+            details = done["exceptionDetails"]
+            raise RuntimeError(details.get("exception", {}).get("description") or details.get("text", "threw"))
+        return done["result"]["value"]
 
     async def detach(self) -> None:
         """Close this engine's tab, unless another engine's session goes on in the same browser:

@@ -11,17 +11,21 @@ What the harness changes, in the packed copy only (the tree on disk is never tou
   scripts (``background.scripts`` in the manifest, or ``<script>`` tags in the packed copy of a
   ``background.page``, referenced from the add-on's root so that a page in any folder loads
   them); the sentinel reports that it runs, the page's load event and a background that throws
-  at start-up, so a page that never ran the harness's scripts is named within seconds;
+  at start-up, so a page that never ran the harness's scripts is named within seconds; the probe
+  adds one ``<iframe>`` per path to the background document, a page of the harness's whose
+  script runs that path's cases: the module path's (``extparity-module.html``) imports the entry
+  modules there, in a realm of their own under the purity guard, as Chromium's page does, and
+  not in the background's, where the extension's own glue runs;
 * when the manifest has no ``browser_specific_settings.gecko.id``, adds one (Firefox installs an
   add-on from a profile only under its id). No permission, CSP or other key changes (but the
   content path's one content script, below): the server's CORS headers make the loopback
   fetches legal as shipped.
-* via messages (``via = "message"``), the probe only adds an ``<iframe>`` of
-  ``extparity-messenger.html`` to the background document, and that page (``extparity-messenger.js``
-  runs the probe's loop) sends each case with ``browser.runtime.sendMessage``: an extension's
-  background cannot message itself, a frame of its own origin can. The module hashes are then
-  those of the scripts the background loads, read statically from the manifest and hashed from
-  the bytes Firefox serves (Firefox has no DevTools Protocol here to list what it parsed).
+* via messages (``via = "message"``), the frame is ``extparity-messenger.html``, and its
+  script (``extparity-messenger.js``, the probe's loop) sends each case with
+  ``browser.runtime.sendMessage``: an extension's background cannot message itself, a frame of
+  its own origin can. The module hashes are then those of the scripts the background loads,
+  read statically from the manifest and hashed from the bytes Firefox serves (Firefox has no
+  DevTools Protocol here to list what it parsed).
 * from a content script (``sender = "content"``), a second frame,
   ``extparity-content-messenger.html``, runs the cases, and its ``send`` goes through the server
   to ``extparity-content.js``, a content script added to the manifest with the same ``matches``
@@ -62,11 +66,12 @@ from ..browser import (BrowserEngine, BrowserLaunch, BrowserSession, bind_expres
 from ..content_page import content_script_url, serve_content_page
 
 SENTINEL, PROBE = "extparity-sentinel.js", "extparity-probe.js"
-# The messenger frame of each message path: (page, script).
-MESSENGERS = {"message": ("extparity-messenger.html", "extparity-messenger.js"),
-              "content": ("extparity-content-messenger.html", "extparity-content-messenger.js")}
+# The harness's frame of each path, which runs its probe: (page, script).
+FRAMES = {"module": ("extparity-module.html", "extparity-module.js"),
+          "message": ("extparity-messenger.html", "extparity-messenger.js"),
+          "content": ("extparity-content-messenger.html", "extparity-content-messenger.js")}
 CONTENT_RELAY = "extparity-content.js"
-ADDED = (SENTINEL, PROBE, CONTENT_RELAY, *(name for pair in MESSENGERS.values() for name in pair))
+ADDED = (SENTINEL, PROBE, CONTENT_RELAY, *(name for pair in FRAMES.values() for name in pair))
 RUNTIME_SEND = "(message) => browser.runtime.sendMessage(message)"
 # The content path's messenger sends through the server's relay (extparity-content.js answers).
 RELAYED_SEND = f'({js_source("firefox-relayed-send.js")})(ENDPOINT + "send")'
@@ -194,7 +199,8 @@ class FirefoxEngine(BrowserEngine):
             "locale": "intl.locale.requested, intl.accept_languages, LANG and LANGUAGE (navigator.language; Intl and "
                       "the add-on's own _locales/ follow the UI language, which needs that language's pack installed)",
             "timezone": "TZ in the browser's environment",
-            "date": "the harness's clock, started in the background by the sentinel before the add-on's scripts",
+            "date": "the harness's clock, started in the background by the sentinel before the add-on's scripts, and "
+                    "in the harness's frames before their probe",
             "user_agent": "general.useragent.override (a headless Firefox already sends the normal user agent)",
             "webdriver": "the sentinel redefines navigator.webdriver in the background (under WebDriver BiDi Firefox "
                          "keeps it true; dom.webdriver.enabled=false does not change that)",
@@ -224,8 +230,8 @@ class FirefoxEngine(BrowserEngine):
 
 
 class FirefoxSession(BrowserSession):
-    """One engine's channel of the launch's probe server: the module probe in the background,
-    or the messenger frame that sends each case to it."""
+    """One engine's channel of the launch's probe server: the module probe's frame in the
+    background document, or the messenger frame that sends each case to the background."""
 
     engine: FirefoxEngine
     launch: FirefoxLaunch
@@ -411,54 +417,34 @@ class PackedAddon:
     background: str  # where the harness's scripts are referenced, for error messages
 
 
-# In a launch that the module path shares, the module probe adds the messenger frames itself,
-# after its imports: what those imports loaded into the background document is then known, and
-# the messengers leave it out of what the background loaded (extparity-probe.js's BEFORE/AFTER_IMPORT
-# hooks).
-_BEFORE_IMPORT = 'const before = extparityLoadedScripts(window, urlOf(""));'
-_AFTER_IMPORT = ('globalThis.__extparityProbeImported = extparityLoadedScripts(window, urlOf(""))'
-                 '.filter((path) => !before.includes(path));\n'
-                 '        for (const page of FRAMES) {\n'
-                 '          const frame = document.createElement("iframe");\n'
-                 '          frame.src = page;\n'
-                 '          document.documentElement.appendChild(frame);\n'
-                 '        }')
+def frame_pages(paths: Any) -> list[str]:
+    """The harness's frame pages (from the add-on's root) of the paths among ``paths``."""
+    return [f"/{FRAMES[path][0]}" for path in sorted(paths) if path in FRAMES]
 
 
-def messenger_pages(paths: Any) -> list[str]:
-    """The messenger pages (from the add-on's root) of the message paths among ``paths``."""
-    return [f"/{MESSENGERS[path][0]}" for path in sorted(paths) if path in MESSENGERS]
-
-
-def probe_script(endpoint: str, subject: dict[str, Any], frames: list[str] | None = None,
-                 send: str = RUNTIME_SEND) -> str:
-    """The probe's text for one path, reporting to ``endpoint`` (its channel of the server);
-    ``frames`` are the messenger pages the module probe adds after its imports."""
+def probe_script(endpoint: str, subject: dict[str, Any], send: str = RUNTIME_SEND) -> str:
+    """The probe's text for one path, reporting to ``endpoint`` (its channel of the server)."""
     return (js_source("firefox-probe.template.js").replace("@@ENDPOINT@@", endpoint)
             .replace("/*@@REALM@@*/", realm_code(subject)).replace("/*@@BIND@@*/", bind_expression(subject))
-            .replace("/*@@SEND@@*/", send)
-            .replace("/*@@BEFORE_IMPORT@@*/", _BEFORE_IMPORT if frames else "")
-            .replace("/*@@AFTER_IMPORT@@*/", _AFTER_IMPORT.replace("FRAMES", json.dumps(frames)) if frames else ""))
+            .replace("/*@@SEND@@*/", send).replace("/*@@VIA_MESSAGE@@*/false", json.dumps(subject["via"] == "message"))
+            .replace("/*@@GUARD@@*/", subject["purity_guard"]))
 
 
 def harness_files(server: "ProbeServer", subjects: dict[str, dict[str, Any]], prelude: str = "") -> dict[str, str]:
     """What the packed copy gains for the paths in ``subjects`` ("module", "message", "content"):
-    the sentinel (``prelude`` first), the probe of each path (a message path's in its messenger
-    frame), and for the content path the relay content script."""
+    the sentinel (``prelude`` first), the frame of each path with its probe (``prelude`` first
+    there too: the cases run in the frame's realm), the background script that adds those
+    frames, and for the content path the relay content script."""
     added = {SENTINEL: prelude + js_source("firefox-sentinel.js").replace("@@ENDPOINT@@", server.endpoint)}
-    frames = messenger_pages(subjects)
-    for path, (page, script) in MESSENGERS.items():
+    for path, (page, script) in FRAMES.items():
         if path in subjects:
             added[page] = f'<!doctype html>\n<meta charset="utf-8">\n<script src="/{script}"></script>\n'
-            added[script] = probe_script(server.channel_endpoint(path), subjects[path],
-                                         send=RELAYED_SEND if path == "content" else RUNTIME_SEND)
+            added[script] = prelude + probe_script(server.channel_endpoint(path), subjects[path],
+                                                   send=RELAYED_SEND if path == "content" else RUNTIME_SEND)
     if "content" in subjects:
         added[CONTENT_RELAY] = js_source("firefox-content-relay.js").replace("@@ENDPOINT@@",
                                                                              server.channel_endpoint("content"))
-    if "module" in subjects:
-        added[PROBE] = probe_script(server.channel_endpoint("module"), subjects["module"], frames=frames)
-    else:
-        added[PROBE] = js_source("firefox-messenger-host.js").replace("/*@@FRAMES@@*/[]", json.dumps(frames))
+    added[PROBE] = js_source("firefox-frame-host.js").replace("/*@@FRAMES@@*/[]", json.dumps(frame_pages(subjects)))
     if server.pages:
         added[PROBE] += (js_source("firefox-page-recorder.js").replace("@@ENDPOINT@@", server.endpoint)
                          .replace("/*@@PAGES@@*/[]", json.dumps(list(server.pages)))

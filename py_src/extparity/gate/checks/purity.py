@@ -64,8 +64,9 @@ through) are held to the same rules, file by file: a message adapter that keeps 
 answer the gate's replay of a case (the same reply, other arguments) from memory.
 
 Exceptions are data (``[tool.extparity.gate].purity``: identifier, module, reason), and one that
-no longer occurs is stale and fails: an exception must never outlive the code it excuses. The
-headless engines back this at run time (``js/purity-guard.js``).
+no longer occurs is stale and fails: an exception must never outlive the code it excuses. Every
+realm where the harness loads the verified modules (the headless engines', the browsers' page
+and module frame) backs this at run time (``js/purity-guard.js``).
 """
 
 from __future__ import annotations
