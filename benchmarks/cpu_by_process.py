@@ -17,6 +17,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.1
@@ -45,16 +46,40 @@ def descendants(root: int, table: dict[int, tuple[int, float]]) -> set[int]:
     return found
 
 
+def command_line(pid: int) -> list[str]:
+    """A process's program and arguments ([] once it ended). Chromium rewrites a helper's
+    arguments into one space-separated string, so the words are split on spaces too."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split()
+    except OSError:
+        return []
+
+
 def label(pid: int) -> str:
     """What the process is, in a few words: its program and the argument that tells its role."""
-    try:  # Chromium rewrites a helper's arguments into one space-separated string
-        words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split()
-    except OSError:
-        return "?"
+    words = command_line(pid)
     program = Path(words[0]).name if words and words[0] else "?"
     role = next((word for word in words[1:] if word.startswith(("--type=", "-contentproc", "-isForBrowser"))), "")
     module = next((words[k + 1] for k, word in enumerate(words[:-1]) if word == "-m"), "")
     return " ".join(filter(None, [program, module, role]))[:80]
+
+
+def watch(child: subprocess.Popen, describe: Callable[[int], str]) -> tuple[dict[int, float], dict[int, int], dict[int, str]]:
+    """Polls ``child``'s process tree until it exits: each process's CPU seconds, parent and
+    ``describe(pid)``, read again until it names a program of its own (a process just forked has
+    no command line yet, and Debian's /usr/bin/chromium is a script that execs the browser)."""
+    cpu: dict[int, float] = {}
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    while child.poll() is None:
+        table = process_table()
+        for pid in descendants(child.pid, table):
+            parents[pid], seconds = table[pid]
+            cpu[pid] = max(cpu.get(pid, 0.0), seconds)
+            if names.get(pid, "?") == "?" or names[pid].startswith("sh"):
+                names[pid] = describe(pid)
+        time.sleep(POLL_S)
+    return cpu, parents, names
 
 
 def main() -> None:
@@ -67,14 +92,7 @@ def main() -> None:
         parser.error("give the command to measure after --")
     started = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    seen: dict[int, float] = {}
-    names: dict[int, str] = {}
-    while child.poll() is None:
-        table = process_table()
-        for pid in descendants(child.pid, table):
-            seen[pid] = max(seen.get(pid, 0.0), table[pid][1])
-            names[pid] = label(pid) if names.get(pid, "?") == "?" or names[pid].startswith("sh") else names[pid]
-        time.sleep(POLL_S)
+    seen, _, names = watch(child, label)
     wall = time.perf_counter() - started
     print(f"wall {wall:.1f} s, CPU {sum(seen.values()):.1f} s summed over its {len(seen)} processes (exit {child.returncode})")
     for pid, cpu in sorted(seen.items(), key=lambda item: -item[1]):

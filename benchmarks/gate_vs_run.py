@@ -27,29 +27,22 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cpu_by_process import POLL_S, descendants, process_table  # noqa: E402
+from cpu_by_process import command_line, watch  # noqa: E402
 
 HERE = Path(__file__).resolve().parent.parent
 LAUNCH = "import sys; from extparity.cli import main; sys.exit(main())"  # what the console script runs
 
 
-def program(pid: int) -> tuple[str, list[str]]:
-    """A process's program name and arguments ("" and [] once it ended)."""
-    try:
-        words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split()
-    except OSError:
-        return "", []
-    return (Path(words[0]).name, words) if words else ("", [])
-
-
-def browser(name: str, words: list[str]) -> str | None:
-    """"chromium" or "firefox" for a browser's main process, None for anything else."""
+def browser(pid: int) -> str:
+    """"chromium" or "firefox" for a browser's main process, else its program's name ("?" for
+    none yet)."""
+    words = command_line(pid)
+    name = Path(words[0]).name if words and words[0] else "?"
     if name == "chromium" and not any(word.startswith("--type=") for word in words):
         return "chromium"
     if name.startswith("firefox") and "-contentproc" not in words:
         return "firefox"
-    return None
-
+    return name
 
 
 def measure(checkout: Path, command: list[str]) -> dict:
@@ -59,21 +52,7 @@ def measure(checkout: Path, command: list[str]) -> dict:
     started = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-c", LAUNCH, *command], cwd=checkout, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    cpu: dict[int, float] = {}
-    kinds: dict[int, str | None] = {}
-    names: dict[int, str] = {}
-    parents: dict[int, int] = {}
-    while child.poll() is None:
-        table = process_table()
-        for pid in descendants(child.pid, table):
-            cpu[pid] = max(cpu.get(pid, 0.0), table[pid][1])
-            parents[pid] = table[pid][0]
-            # Read again until it names a program of its own: a process just forked has no command
-            # line yet, and Debian's /usr/bin/chromium is a script that execs the browser.
-            if names.get(pid, "") in ("", "sh"):
-                names[pid], words = program(pid)
-                kinds[pid] = browser(names[pid], words)
-        time.sleep(POLL_S)
+    cpu, parents, names = watch(child, browser)
     wall = time.perf_counter() - started
     output = child.stdout.read() if child.stdout else ""
     if child.returncode != 0:
@@ -82,7 +61,7 @@ def measure(checkout: Path, command: list[str]) -> dict:
     # Only a browser Playwright's driver started is a launch: a browser's helpers (Chromium's
     # zygotes, Firefox's fork server) carry its command line from fork to exec, and the harness
     # asks each executable its `--version`.
-    launches = [kind for pid, kind in kinds.items() if kind and names.get(parents[pid]) == "node"]
+    launches = [name for pid, name in names.items() if name in ("chromium", "firefox") and names.get(parents[pid]) == "node"]
     return {"wall": wall, "cpu": sum(cpu.values()), "chromium": launches.count("chromium"),
             "firefox": launches.count("firefox"), "timing": next(
                 (line.strip() for line in output.splitlines() if "engine run" in line), "")}
