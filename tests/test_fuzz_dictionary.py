@@ -29,7 +29,8 @@ import pytest
 
 from extparity.api import load_corpus
 from extparity.fuzz.campaign import CaseFactory, seed_cases
-from extparity.fuzz.dictionary import regex_literals, splice_dictionary, unescape
+from extparity.fuzz.dictionary import regex_literals, splice_dictionary
+from extparity.subject.js_strings import unescape
 from extparity.fuzz.generators import EXACT_LENGTHS, FuzzTarget, at_length, dictionary, lengths
 from extparity.project.config import load_project
 

@@ -29,14 +29,13 @@ from typing import Any, Iterable, Mapping
 
 from ..project.config import Project
 from ..project.manifest import load_manifest
+from ..subject.js_strings import ESCAPE, paired, pieces, unescape
 from ..subject.linker import LinkError, parse_source, parsed_modules, walk
 from ..subject.tree_checks import background_closure
 
 MAX_WORD_UNITS = 64  # longer literals are messages, not values an input is compared against
 SOURCES = ("verified", "background", "adapters")  # a word is counted under the first that holds it
 IMPORTING = frozenset({"import_statement", "export_statement"})
-SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
-ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]+)\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(\r\n|[\s\S]))")
 QUANTIFIER = re.compile(r"[*+?]|\{\d+(?:,\d*)?\}")
 REGEX_CLASS_ESCAPES = frozenset("dDwWsSbBpPk123456789c")  # a class, an assertion or a reference: no literal
 
@@ -103,7 +102,7 @@ def script_literals(tree, source: bytes) -> set[str]:
         if node.type == "string" and node.parent is not None and node.parent.type in IMPORTING:
             continue  # a module specifier: nothing the code compares its input against
         if node.type in ("string", "template_string"):
-            found.update(_pieces(node, source))
+            found.update(pieces(node, source))
         elif node.type == "regex_pattern":
             found.update(regex_literals(_text(node, source)))
         elif node.type == "number" and _text(node, source).lower().startswith("0x"):
@@ -111,37 +110,6 @@ def script_literals(tree, source: bytes) -> set[str]:
             if code < 0x110000:
                 found.add(chr(code))
     return {word for word in found if 0 < _units(word) <= MAX_WORD_UNITS}
-
-
-def _pieces(node, source: bytes) -> list[str]:
-    """A string's value, or a template literal's pieces between its substitutions."""
-    pieces, current = [], []
-    for child in node.children:
-        if child.type == "string_fragment":
-            current.append(_text(child, source))
-        elif child.type == "escape_sequence":
-            current.append(unescape(_text(child, source)))
-        elif child.type == "template_substitution":
-            pieces.append("".join(current))
-            current = []
-    pieces.append("".join(current))
-    return [_paired(piece) for piece in pieces]
-
-
-def unescape(text: str) -> str:
-    """JS string escapes decoded (``\\u2063``, ``\\u{1F600}``, ``\\x41``, ``\\n``, a line
-    continuation, an identity escape); each ``\\uXXXX`` of a pair is one unit until ``_paired``."""
-
-    def one(match: re.Match) -> str:
-        braced, four, two, other = match.groups()
-        if other is None:
-            code = int(braced or four or two, 16)
-            return chr(code) if code < 0x110000 else ""
-        if other in ("\n", "\r", "\r\n", "\u2028", "\u2029"):
-            return ""
-        return SIMPLE_ESCAPES.get(other, other)
-
-    return ESCAPE.sub(one, text)
 
 
 def regex_literals(pattern: str) -> list[str]:
@@ -152,7 +120,7 @@ def regex_literals(pattern: str) -> list[str]:
 
     def cut() -> None:
         if run:
-            words.append(_paired("".join(run)))
+            words.append(paired("".join(run)))
             run.clear()
 
     at = 0
@@ -205,11 +173,6 @@ def _class_members(pattern: str, at: int) -> tuple[int, list[str]]:
                 members.append(pattern[at])
             at += 1
     return at + 1, members
-
-
-def _paired(text: str) -> str:
-    """Escaped surrogate pairs joined into the character they spell, as a JS string holds them."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _units(text: str) -> int:
