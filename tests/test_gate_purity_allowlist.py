@@ -32,6 +32,11 @@ ATTACKS = {
         "stack under a name kept in a local": (
             None, '(() => { const k = "stack"; return typeof new Error()[k] === "string"; })()',
             f"{R}: stack: a stack"),
+        "stack under a name spelled with escapes": (
+            None, 'typeof new Error()["st\\u0061ck"] === "string"', f"{R}: stack: a stack"),
+        "stack under an escaped name kept in a local": (
+            None, '(() => { const k = `st\\x61ck`; return typeof new Error()[k] === "string"; })()',
+            f"{R}: stack: a stack"),
     },
     "computed member": {
         "on a built-in prototype": (None, 'Number.prototype["toLocale" + "String"].call(1) === "1"',

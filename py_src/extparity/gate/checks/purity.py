@@ -77,6 +77,7 @@ from pathlib import Path
 
 from ...project.config import Declared, Project
 from ...project.words import count
+from ...subject.js_strings import literal_value
 from ...subject.linker import LinkError, parse_source, parsed_modules, resolve_specifier, walk
 from ..context import Gate
 from ..registry import Spec
@@ -503,8 +504,8 @@ def _names_of_text(root, source: bytes) -> tuple[set[tuple[int, str]], dict[tupl
             key = (_functions_around(node)[0], text(name, source))
             if _built_from_text(value, source, built):
                 built.add(key)
-            elif value.type == "string":
-                named[key] = "".join(text(c, source) for c in value.named_children if c.type == "string_fragment")
+            elif (declared := literal_value(value, source)) is not None:
+                named[key] = declared
     return built, named
 
 
@@ -560,13 +561,7 @@ def _property_name(node, source: bytes) -> str | None:
     """``a.b`` and ``a["b"]`` name ``b``; any other ``a[...]`` is computed (None)."""
     if node.type == "member_expression":
         return text(node.child_by_field_name("property"), source)
-    index = node.child_by_field_name("index")
-    if index is not None and index.type == "string":
-        return "".join(text(c, source) for c in index.named_children if c.type == "string_fragment")
-    if index is not None and index.type == "template_string" and not any(
-            c.type == "template_substitution" for c in index.named_children):
-        return text(index, source)[1:-1]
-    return None
+    return literal_value(node.child_by_field_name("index"), source)
 
 
 def _property(node, name: str | None, found) -> None:

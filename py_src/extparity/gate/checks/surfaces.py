@@ -23,6 +23,7 @@ from pathlib import Path
 from ...project import globs
 from ...project.config import Declared, Project
 from ...subject import tree_checks
+from ...subject.js_strings import literal_value
 from ...subject.linker import LinkError, parse_source
 from ..context import Gate
 from ..registry import Spec
@@ -81,10 +82,7 @@ def constant_string(node, source: bytes) -> str | None:
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return constant_string(node.named_children[0], source)
     if node.type in ("string", "template_string"):
-        if any(child.type == "template_substitution" for child in node.named_children):
-            return None
-        return "".join(text(child, source) for child in node.named_children if child.type == "string_fragment") \
-            if all(child.type == "string_fragment" for child in node.named_children) else None
+        return literal_value(node, source)
     if node.type == "binary_expression" and text(node.child_by_field_name("operator"), source) == "+":
         left = constant_string(node.child_by_field_name("left"), source)
         right = constant_string(node.child_by_field_name("right"), source)
